@@ -1,0 +1,233 @@
+"""The public entry points of the reference twin: bootstrap, bootstrap_reduce, conf_int.
+
+Every function checks all of its arguments before any work, resolves ``"auto"`` block
+lengths from the data, and records the seed it used (fresh entropy when ``seed=None``),
+so any result can be replayed exactly.
+"""
+
+import secrets
+from dataclasses import dataclass, field
+
+from .blocklength import resolve_method
+from .data import as_series
+from .errors import ErrorCode, InvalidParameterError
+from .indices import STREAM_VERSION, index_rows
+from .intervals import check_kind, interval
+from .reduce import apply_statistic, mean, quantile_sorted
+from .specs import TaperedBlock, check_method, check_statistic
+from .taper import taper_weights
+from .validation import as_probability, check_alpha, check_n_bootstraps, check_seed
+
+SEED_BITS = 64  # entropy drawn for seed=None
+
+
+def _prepare(x, method, n_bootstraps, seed):
+    series = as_series(x)
+    method = check_method(method)
+    n_bootstraps = check_n_bootstraps(n_bootstraps)
+    seed = secrets.randbits(SEED_BITS) if seed is None else check_seed(seed)
+    return series, method, n_bootstraps, seed
+
+
+def _resampler(series, method):
+    """Return ``resample(row) -> d columns`` for a resolved method."""
+    if isinstance(method, TaperedBlock):
+        weights = taper_weights(method)
+        b = method.block_length
+        centres = [mean(column) for column in series.columns]
+
+        def resample(row):
+            return [[centre + weights[position % b] * (column[i] - centre) for position, i in enumerate(row)]
+                    for column, centre in zip(series.columns, centres)]
+        return resample
+
+    def resample(row):
+        return [[column[i] for i in row] for column in series.columns]
+    return resample
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """How a statistic's components are presented: a float, a list or a labelled dict."""
+
+    scalar: bool
+    labels: tuple = None
+
+    def present(self, components):
+        if self.scalar:
+            return components[0]
+        if self.labels is not None:
+            return dict(zip(self.labels, components))
+        return list(components)
+
+
+def _layout(statistic, series, width):
+    levels = statistic.levels if statistic.kind == "quantile" else ()
+    if statistic.kind == "callable":
+        return _Layout(series.univariate and width == 1)
+    if len(levels) > 1:
+        if series.univariate:
+            return _Layout(False, levels)
+        if series.labels is not None:
+            return _Layout(False, tuple((label, q) for label in series.labels for q in levels))
+        return _Layout(False)
+    return _Layout(series.univariate, None if series.univariate else series.labels)
+
+
+@dataclass(frozen=True)
+class BootstrapResult:
+    """Replicates of a bootstrap, regenerated on demand from (seed, replicate number).
+
+    ``method`` is the resolved spec (``"auto"`` replaced by the length used).
+    """
+
+    method: object
+    n_bootstraps: int
+    seed: int
+    stream_version: int
+    series: object = field(repr=False)
+
+    def indices(self):
+        """B rows of n source positions (ints in [0, n))."""
+        return list(index_rows(self.method, self.series.n, self.seed, self.n_bootstraps))
+
+    def values(self):
+        """B resampled series: lists of n floats for 1-D data, of n row lists otherwise.
+
+        For :class:`TaperedBlock` these are the tapered values (see its docstring).
+        """
+        resample = _resampler(self.series, self.method)
+        out = []
+        for row in self.indices():
+            columns = resample(row)
+            out.append(columns[0] if self.series.univariate else [list(r) for r in zip(*columns)])
+        return out
+
+
+@dataclass(frozen=True)
+class ReduceResult:
+    """Bootstrap distribution of a statistic.
+
+    ``statistics`` holds B entries: floats for a scalar statistic of one series,
+    tuples of components otherwise (``labels`` names them when it can). ``point`` is
+    the statistic on the original data, laid out like :meth:`quantile`'s result.
+    """
+
+    statistic: object
+    method: object
+    n_bootstraps: int
+    seed: int
+    stream_version: int
+    statistics: list = field(repr=False)
+    point: object = None
+    labels: tuple = None
+    layout: object = field(default=None, repr=False)
+    point_components: tuple = field(default=(), repr=False)
+
+    def component(self, k):
+        """The B replicates of component k, as a list of floats."""
+        if self.layout.scalar:
+            return list(self.statistics)
+        return [entry[k] for entry in self.statistics]
+
+    @property
+    def width(self):
+        return 1 if self.layout.scalar else len(self.statistics[0])
+
+    def quantile(self, q):
+        """Linear-interpolation quantile(s) of the bootstrap distribution.
+
+        ``q`` is a level in [0, 1] or a sequence of levels (then a list is returned).
+        """
+        if isinstance(q, (list, tuple)):
+            return [self.quantile(level) for level in q]
+        level = as_probability(q, "q", ErrorCode.QUANTILE, "pass a level in [0, 1], e.g. 0.95",
+                               open_interval=False)
+        return self.layout.present(tuple(quantile_sorted(sorted(self.component(k)), level)
+                                         for k in range(self.width)))
+
+
+def bootstrap(x, method, n_bootstraps=999, seed=None):
+    """Resample ``x`` with ``method``; return a :class:`BootstrapResult`.
+
+    ``x`` is one series (n values) or n rows of d variables (rows are resampled
+    together); lists, tuples, numpy arrays and pandas objects are accepted.
+    ``n_bootstraps`` is the number B of replicates; ``seed`` an int in [0, 2**128) or
+    None for fresh entropy (the seed used is recorded on the result).
+    """
+    series, method, n_bootstraps, seed = _prepare(x, method, n_bootstraps, seed)
+    method = resolve_method(method, series)
+    return BootstrapResult(method, n_bootstraps, seed, STREAM_VERSION, series)
+
+
+def bootstrap_reduce(x, method, statistic, n_bootstraps=999, seed=None):
+    """Bootstrap distribution of ``statistic`` under ``method``; a :class:`ReduceResult`.
+
+    ``statistic`` is "mean", "var" (ddof=0), "std", "median", ("quantile", q) with q a
+    level or a sequence of levels, or a callable taking one resampled series (a list of
+    floats, or of row tuples for multivariate data) and returning a float or a flat
+    sequence of floats. Named statistics are applied to every column.
+    """
+    series, method, n_bootstraps, seed = _prepare(x, method, n_bootstraps, seed)
+    statistic = check_statistic(statistic)
+    method = resolve_method(method, series)
+    point = apply_statistic(statistic, series.columns, series.univariate)
+    layout = _layout(statistic, series, len(point))
+    resample = _resampler(series, method)
+    replicates = []
+    for replicate, row in enumerate(index_rows(method, series.n, seed, n_bootstraps)):
+        components = apply_statistic(statistic, resample(row), series.univariate, f"replicate {replicate}")
+        if len(components) != len(point):
+            raise InvalidParameterError(ErrorCode.STATISTIC_RESULT, "statistic",
+                                        f"returned {len(components)} values on replicate {replicate} "
+                                        f"but {len(point)} on the original data",
+                                        "return the same number of values for every sample")
+        replicates.append(components[0] if layout.scalar else components)
+    return ReduceResult(statistic, method, n_bootstraps, seed, STREAM_VERSION, replicates,
+                        layout.present(point), layout.labels, layout, point)
+
+
+@dataclass(frozen=True)
+class ConfidenceInterval:
+    """A bootstrap confidence interval; unpacks as ``lower, upper, point``.
+
+    Each bound is a float for a scalar statistic of one series, else laid out per
+    component like :meth:`ReduceResult.quantile`. ``coverage`` is 1 - alpha.
+    """
+
+    lower: object
+    upper: object
+    point: object
+    kind: str
+    alpha: float
+    method: object
+    n_bootstraps: int
+    seed: int
+    stream_version: int
+
+    @property
+    def coverage(self):
+        return 1.0 - self.alpha
+
+    def __iter__(self):
+        return iter((self.lower, self.upper, self.point))
+
+
+def conf_int(x, statistic, method, alpha=0.05, kind="percentile", n_bootstraps=999, seed=None):
+    """Two-sided bootstrap confidence interval for ``statistic``: (lower, upper, point).
+
+    ``alpha`` is the total tail probability (0.10 gives a 90% interval); ``kind`` is
+    "percentile", "basic" or "normal" (see ``reference.intervals``). Needs B >= 2.
+    """
+    kind = check_kind(kind)
+    alpha = check_alpha(alpha)
+    if check_n_bootstraps(n_bootstraps) < 2:
+        raise InvalidParameterError(ErrorCode.N_BOOTSTRAPS, "n_bootstraps", "an interval needs at least 2 replicates",
+                                    "pass n_bootstraps=999 or more")
+    result = bootstrap_reduce(x, method, statistic, n_bootstraps, seed)
+    point = result.point_components
+    bounds = [interval(kind, result.component(k), point[k], alpha) for k in range(len(point))]
+    present = result.layout.present
+    return ConfidenceInterval(present(tuple(b[0] for b in bounds)), present(tuple(b[1] for b in bounds)),
+                              result.point, kind, alpha, result.method, result.n_bootstraps, result.seed,
+                              STREAM_VERSION)

@@ -1,0 +1,135 @@
+"""Automatic block length: Politis & White (2004) with the Patton, Politis & White
+(2009) correction, and the resolution of ``"auto"`` specs to integer lengths.
+
+For one column of n observations, with e = x - mean(x), autocovariances
+g_k = sum_t e_t e_{t+k} / n (k = 0 .. m_max) and the conventions of
+``arch.bootstrap.optimal_block_length`` 8.0.0 (kept so that the two agree to rounding):
+
+* K = max(5, floor(log10 n)), m_max = ceil(sqrt n) + K, band = 2 sqrt(log10(n) / n).
+* The k-th autocorrelation used for the band test is
+  |sum_t e_t e_{t+k}| / sqrt(sum_{t>k} e_t^2 * sum_{t<n-k-1} e_t^2).
+* m_hat is the first lag k at which K consecutive autocorrelations (lags k .. k+K-1)
+  are all inside the band; M = min(2 max(m_hat, 1), m_max), or m_max if none is found.
+* With the flat-top window h(t) = 1 for t <= 1/2, 2 (1 - t) for 1/2 < t <= 1:
+  G = 2 sum_{k=1}^{M} h(k/M) k g_k and sigma2 = g_0 + 2 sum_{k=1}^{M} h(k/M) g_k.
+* b = (2 G^2 / (c sigma2^2))^(1/3) n^(1/3), with c = 2 (stationary) or 4/3 (circular),
+  capped at ceil(min(3 sqrt n, n / 3)).
+
+Sums use math.fsum. The raw estimates are reported unrounded; ``"auto"`` resolves to
+ceil(estimate) floored at 1 (the raw estimate can fall below 1 for nearly white data,
+where arch would hand back a fraction). Multivariate data resolve to the largest
+per-column length, so the most persistent variable keeps its dependence. Moving,
+non-overlapping and tapered blocks use the circular estimate (the MBB and CBB share
+their optimal length; the NBB and TBB have none of their own here).
+"""
+
+import math
+import warnings
+from dataclasses import dataclass, replace
+
+from .data import as_series
+from .errors import BlockLengthWarning, ErrorCode, InvalidDataError, InvalidParameterError
+from .specs import AUTO, IID, StationaryBlock
+
+
+def _column_estimates(column):
+    n = len(column)
+    centre = math.fsum(column) / n
+    e = [v - centre for v in column]
+    cap = math.ceil(min(3.0 * math.sqrt(n), n / 3.0))
+    run = max(5, int(math.log10(n)))
+    m_max = math.ceil(math.sqrt(n)) + run
+    band = 2.0 * math.sqrt(math.log10(n) / n)
+    autocovariance = []
+    inside = []
+    m_hat = None
+    for lag in range(m_max + 1):
+        cross = math.fsum(e[t] * e[t + lag] for t in range(n - lag))
+        later = math.fsum(v * v for v in e[lag + 1:])
+        earlier = math.fsum(v * v for v in e[:max(n - lag - 1, 0)])
+        autocovariance.append(cross / n)
+        denominator = math.sqrt(later * earlier)
+        inside.append(denominator > 0 and abs(cross) / denominator < band)
+        if m_hat is None and lag >= run and all(inside[lag - run:lag]):
+            m_hat = lag - run
+    bandwidth = min(2 * max(m_hat, 1), m_max) if m_hat is not None else m_max
+    flat_top = [1.0 if k / bandwidth <= 0.5 else 2.0 * (1.0 - k / bandwidth) for k in range(bandwidth + 1)]
+    g = 2.0 * math.fsum(flat_top[k] * k * autocovariance[k] for k in range(1, bandwidth + 1))
+    long_run = autocovariance[0] + 2.0 * math.fsum(flat_top[k] * autocovariance[k] for k in range(1, bandwidth + 1))
+    if long_run == 0.0:
+        raise InvalidDataError(ErrorCode.BLOCK_LENGTH_ESTIMATE, "x",
+                               "the long-run variance estimate is zero (a constant series)",
+                               "pass an explicit block length instead of 'auto'")
+    stationary = min((2.0 * g * g / (2.0 * long_run * long_run)) ** (1.0 / 3.0) * n ** (1.0 / 3.0), cap)
+    circular = min((2.0 * g * g / (4.0 / 3.0 * long_run * long_run)) ** (1.0 / 3.0) * n ** (1.0 / 3.0), cap)
+    return stationary, circular
+
+
+def _resolved(estimate, n):
+    return min(max(1, math.ceil(estimate)), n)
+
+
+@dataclass(frozen=True)
+class BlockLengthEstimate:
+    """Politis-White block lengths of a series.
+
+    ``stationary`` and ``circular`` are the raw (unrounded) estimates in observations:
+    floats for one series, tuples with one entry per column for multivariate data
+    (``labels`` names the columns of a DataFrame). ``stationary_length`` and
+    ``circular_length`` are the integers ``"auto"`` resolves to.
+    """
+
+    stationary: object
+    circular: object
+    stationary_length: int
+    circular_length: int
+    labels: tuple = None
+
+
+def estimate_block_length(series):
+    """:class:`BlockLengthEstimate` of an already checked :class:`~reference.data.Series`."""
+    pairs = [_column_estimates(column) for column in series.columns]
+    stationary = tuple(p[0] for p in pairs)
+    circular = tuple(p[1] for p in pairs)
+    return BlockLengthEstimate(
+        stationary[0] if series.univariate else stationary,
+        circular[0] if series.univariate else circular,
+        max(_resolved(s, series.n) for s in stationary),
+        max(_resolved(c, series.n) for c in circular),
+        series.labels,
+    )
+
+
+def optimal_block_length(x):
+    """Politis-White (2004, corrected 2009) optimal block lengths of ``x``.
+
+    Returns a :class:`BlockLengthEstimate`. Raises InvalidDataError for bad data or a
+    series whose long-run variance estimate is zero.
+    """
+    return estimate_block_length(as_series(x))
+
+
+def resolve_method(method, series):
+    """Return ``method`` with ``"auto"`` replaced by an int, checked against n.
+
+    A block length above n raises InvalidParameterError; one equal to n is allowed with
+    a :class:`BlockLengthWarning`, since every replicate is then the original series up
+    to rotation.
+    """
+    if isinstance(method, IID):
+        return method
+    field_name = "mean_block_length" if isinstance(method, StationaryBlock) else "block_length"
+    length = method.block_length
+    if length == AUTO:
+        estimate = estimate_block_length(series)
+        length = estimate.stationary_length if isinstance(method, StationaryBlock) else estimate.circular_length
+        method = replace(method, **{field_name: length})
+    n = series.n
+    if length > n:
+        raise InvalidParameterError(ErrorCode.BLOCK_LENGTH, field_name,
+                                    f"{length} exceeds the series length n = {n}",
+                                    f"pass a length between 1 and {n}, or 'auto'")
+    if length == n:
+        warnings.warn(f"{field_name} equals the series length n = {n}: every replicate is the "
+                      "original series up to rotation", BlockLengthWarning, stacklevel=3)
+    return method

@@ -1,0 +1,111 @@
+"""Turn the caller's ``x`` into checked float columns, or raise a typed error.
+
+Accepted: a list or tuple of numbers (one series), a list or tuple of equal-length rows
+(n observations of d variables; rows are resampled together), numpy arrays and pandas
+Series/DataFrames (read through their ``tolist``/``to_numpy`` methods, so this module
+never imports numpy or pandas).
+"""
+
+import math
+import numbers
+from dataclasses import dataclass
+
+from .errors import DataTypeError, ErrorCode, InvalidDataError
+
+MAX_OBSERVATIONS = (1 << 31) - 1  # positions are int32 in the engine
+_FIX_TYPE = "pass numbers: a list, a numpy array or a pandas Series/DataFrame of floats"
+
+
+@dataclass(frozen=True)
+class Series:
+    """Checked data: ``columns`` holds d lists of n finite floats.
+
+    ``univariate`` is True for 1-D input (a list, a 1-D array or a Series), whose
+    statistics come back as plain floats. ``labels`` holds the DataFrame's column labels
+    (None for unlabelled input).
+    """
+
+    columns: tuple
+    univariate: bool
+    labels: tuple = None
+
+    @property
+    def n(self):
+        return len(self.columns[0])
+
+    @property
+    def d(self):
+        return len(self.columns)
+
+    def rows(self):
+        """The observations as n tuples of d floats."""
+        return list(zip(*self.columns))
+
+
+def _number(value, where):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        shown = type(value).__name__ if not isinstance(value, (str, bytes)) else repr(value)
+        raise DataTypeError(ErrorCode.DATA_TYPE, "x", f"non-numeric value {shown} at {where}", _FIX_TYPE)
+    number = float(value)
+    if not math.isfinite(number):
+        raise InvalidDataError(ErrorCode.DATA_NOT_FINITE, "x", f"{number} at {where}",
+                               "drop or impute NaN and infinite values before bootstrapping")
+    return number
+
+
+def _unwrap(x):
+    """Return (nested Python lists, univariate flag or None if unknown, labels)."""
+    if isinstance(x, (str, bytes)):
+        raise DataTypeError(ErrorCode.DATA_TYPE, "x", f"got a {type(x).__name__}", _FIX_TYPE)
+    if hasattr(x, "columns") and hasattr(x, "to_numpy"):  # pandas DataFrame
+        return x.to_numpy().tolist(), False, tuple(x.columns)
+    if hasattr(x, "to_numpy"):  # pandas Series
+        return x.to_numpy().tolist(), True, None
+    if hasattr(x, "tolist") and hasattr(x, "ndim"):  # numpy array
+        if x.ndim > 2:
+            raise InvalidDataError(ErrorCode.DATA_SHAPE, "x", f"{x.ndim}-D input",
+                                   "pass one series (1-D) or n rows of d variables (2-D)")
+        return x.tolist(), None, None
+    if isinstance(x, (list, tuple)):
+        return x, None, None
+    raise DataTypeError(ErrorCode.DATA_TYPE, "x", f"unsupported type {type(x).__name__}", _FIX_TYPE)
+
+
+def as_series(x):
+    """Check ``x`` and return it as a :class:`Series`."""
+    values, univariate, labels = _unwrap(x)
+    if not isinstance(values, (list, tuple)) or len(values) == 0:
+        raise InvalidDataError(ErrorCode.DATA_SHAPE, "x", "empty or scalar input",
+                               "pass at least two observations")
+    nested = [isinstance(item, (list, tuple)) for item in values]
+    if any(nested) and not all(nested):
+        raise InvalidDataError(ErrorCode.DATA_SHAPE, "x", "mixes numbers and rows",
+                               "pass either one series or a list of equal-length rows")
+    if not nested[0]:
+        columns = ([_number(v, f"position {i}") for i, v in enumerate(values)],)
+        univariate = True
+    else:
+        width = len(values[0])
+        if width == 0:
+            raise InvalidDataError(ErrorCode.DATA_SHAPE, "x", "rows have no columns", "pass at least one variable")
+        for i, row in enumerate(values):
+            if len(row) != width:
+                raise InvalidDataError(ErrorCode.DATA_SHAPE, "x",
+                                       f"ragged rows: row 0 has {width} values, row {i} has {len(row)}",
+                                       "pass equal-length rows")
+            if any(isinstance(v, (list, tuple)) for v in row):
+                raise InvalidDataError(ErrorCode.DATA_SHAPE, "x", "3-D input",
+                                       "pass one series (1-D) or n rows of d variables (2-D)")
+        def name(j):
+            return repr(labels[j]) if labels else str(j)
+        columns = tuple([_number(row[j], f"row {i}, column {name(j)}") for i, row in enumerate(values)]
+                        for j in range(width))
+        univariate = False
+    series = Series(tuple(columns), bool(univariate), labels)
+    if series.n < 2:
+        raise InvalidDataError(ErrorCode.DATA_TOO_SHORT, "x", f"{series.n} observation(s)",
+                               "pass at least two observations")
+    if series.n > MAX_OBSERVATIONS:
+        raise InvalidDataError(ErrorCode.DATA_TOO_LONG, "x", f"{series.n} observations overflow int32 positions",
+                               f"split the series into pieces of at most {MAX_OBSERVATIONS} observations")
+    return series

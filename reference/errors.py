@@ -1,0 +1,72 @@
+"""Typed errors and warnings shared by both twins.
+
+Every error names the argument at fault, says what is wrong and how to fix it, and
+carries a stable ``code`` (an :class:`ErrorCode`) that tests and callers can match on
+without parsing prose. Codes are never renumbered; a retired code is never reused.
+"""
+
+from enum import Enum
+
+
+class ErrorCode(str, Enum):
+    """Stable machine-readable codes, one per distinct kind of bad input."""
+
+    DATA_TYPE = "BM101"  # x is not numeric (strings, objects, complex, ...)
+    DATA_SHAPE = "BM102"  # x is empty, ragged or has more than two dimensions
+    DATA_TOO_SHORT = "BM103"  # fewer than two observations
+    DATA_NOT_FINITE = "BM104"  # NaN or +-inf in x
+    DATA_TOO_LONG = "BM105"  # n would overflow int32 indices
+    BLOCK_LENGTH = "BM201"  # block length not a positive int <= n, or "auto"
+    WINDOW = "BM202"  # unknown taper window or bad taper parameter
+    METHOD = "BM203"  # method is not a method spec
+    N_BOOTSTRAPS = "BM301"  # n_bootstraps not a positive integer
+    SEED = "BM302"  # seed not a non-negative integer below 2**128
+    STATISTIC = "BM303"  # unknown or malformed statistic
+    INTERVAL_KIND = "BM304"  # unknown interval kind
+    ALPHA = "BM305"  # alpha outside (0, 1)
+    QUANTILE = "BM306"  # quantile level outside [0, 1]
+    STATISTIC_RESULT = "BM307"  # a callable statistic returned a non-finite/odd value
+    BLOCK_LENGTH_ESTIMATE = "BM401"  # optimal block length undefined for this data
+
+
+class BootmarkError(Exception):
+    """Base class of every bootmark error.
+
+    Attributes
+    ----------
+    code : ErrorCode
+        Stable code of the failure.
+    argument : str
+        Name of the offending argument, as the caller spelled it.
+    problem : str
+        What is wrong.
+    fix : str
+        What to do instead.
+    """
+
+    def __init__(self, code, argument, problem, fix):
+        self.code = ErrorCode(code)
+        self.argument = argument
+        self.problem = problem
+        self.fix = fix
+        super().__init__(f"{argument}: {problem}. Fix: {fix} [{self.code.value}]")
+
+
+class InvalidDataError(BootmarkError, ValueError):
+    """The data ``x`` has the wrong shape or contains unusable values."""
+
+
+class DataTypeError(BootmarkError, TypeError):
+    """The data ``x`` is not numeric."""
+
+
+class InvalidParameterError(BootmarkError, ValueError):
+    """An argument other than the data has an invalid value."""
+
+
+class ParameterTypeError(BootmarkError, TypeError):
+    """An argument other than the data has the wrong type."""
+
+
+class BlockLengthWarning(UserWarning):
+    """A legal but degenerate block length, e.g. one equal to the series length."""

@@ -1,0 +1,79 @@
+"""Argument checks shared by both twins, so both raise the same error for the same input.
+
+Only checks of plain Python values live here (integers, seeds, probabilities). Checks of
+the data itself are arithmetic on arrays and are written once per twin (``data.py``).
+"""
+
+import math
+import numbers
+import operator
+
+from .errors import ErrorCode, InvalidParameterError, ParameterTypeError
+
+SEED_LIMIT = 1 << 128
+
+
+def as_integer(value, argument, code, fix):
+    """Return ``value`` as a Python int; accept numpy integers and integral floats.
+
+    Raises ParameterTypeError for bools, strings and other non-numbers, and
+    InvalidParameterError for non-integral or non-finite floats.
+    """
+    if isinstance(value, bool) or value is None or isinstance(value, (str, bytes)):
+        raise ParameterTypeError(code, argument, f"expected an integer, got {value!r}", fix)
+    try:
+        return operator.index(value)
+    except TypeError:
+        pass
+    if isinstance(value, numbers.Real):
+        as_float = float(value)
+        if math.isfinite(as_float) and as_float.is_integer():
+            return int(as_float)
+        raise InvalidParameterError(code, argument, f"expected an integer, got {value!r}", fix)
+    raise ParameterTypeError(code, argument, f"expected an integer, got {type(value).__name__}", fix)
+
+
+def as_positive_int(value, argument, code, fix):
+    """Return ``value`` as an int >= 1, or raise a typed error naming ``argument``."""
+    number = as_integer(value, argument, code, fix)
+    if number < 1:
+        raise InvalidParameterError(code, argument, f"must be >= 1, got {number}", fix)
+    return number
+
+
+def check_n_bootstraps(n_bootstraps):
+    """Return the replicate count B as an int >= 1 (numpy integer types are accepted)."""
+    fix = "pass a whole number of replicates such as 999"
+    if isinstance(n_bootstraps, float) and not isinstance(n_bootstraps, bool):
+        raise ParameterTypeError(ErrorCode.N_BOOTSTRAPS, "n_bootstraps",
+                                 f"expected an integer, got the float {n_bootstraps!r}", fix)
+    return as_positive_int(n_bootstraps, "n_bootstraps", ErrorCode.N_BOOTSTRAPS, fix)
+
+
+def check_seed(seed):
+    """Return ``seed`` as an int in [0, 2**128); ``None`` is handled by the caller."""
+    fix = "pass a non-negative integer below 2**128, or None for fresh entropy"
+    if isinstance(seed, float):
+        raise ParameterTypeError(ErrorCode.SEED, "seed", f"expected an integer, got the float {seed!r}", fix)
+    number = as_integer(seed, "seed", ErrorCode.SEED, fix)
+    if not 0 <= number < SEED_LIMIT:
+        raise InvalidParameterError(ErrorCode.SEED, "seed", f"must be in [0, 2**128), got {number}", fix)
+    return number
+
+
+def as_probability(value, argument, code, fix, *, open_interval):
+    """Return ``value`` as a float in (0, 1) if ``open_interval`` else in [0, 1]."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ParameterTypeError(code, argument, f"expected a number, got {value!r}", fix)
+    probability = float(value)
+    inside = 0.0 < probability < 1.0 if open_interval else 0.0 <= probability <= 1.0
+    if not inside:
+        bounds = "(0, 1)" if open_interval else "[0, 1]"
+        raise InvalidParameterError(code, argument, f"must lie in {bounds}, got {value!r}", fix)
+    return probability
+
+
+def check_alpha(alpha):
+    """Return the interval's total tail probability as a float in (0, 1)."""
+    return as_probability(alpha, "alpha", ErrorCode.ALPHA,
+                          "pass e.g. alpha=0.10 for a 90% two-sided interval", open_interval=True)

@@ -1,0 +1,1 @@
+"""Coverage studies: data-generating processes with known truth, protocols and runner."""
