@@ -32,18 +32,12 @@ from .errors import BlockLengthWarning, ErrorCode, InvalidDataError, InvalidPara
 from .specs import AUTO, IID, StationaryBlock
 
 
-def _column_estimates(column):
-    n = len(column)
-    centre = math.fsum(column) / n
-    e = [v - centre for v in column]
-    cap = math.ceil(min(3.0 * math.sqrt(n), n / 3.0))
-    run = max(5, int(math.log10(n)))
-    m_max = math.ceil(math.sqrt(n)) + run
-    band = 2.0 * math.sqrt(math.log10(n) / n)
-    autocovariance = []
-    inside = []
-    m_hat = None
-    for lag in range(m_max + 1):
+def _autocovariances(e, max_lag, run, band):
+    """Autocovariances g_0 .. g_max_lag and the first lag opening a run of ``run``
+    autocorrelations inside ``band`` (None if there is no such run)."""
+    n = len(e)
+    autocovariance, inside, m_hat = [], [], None
+    for lag in range(max_lag + 1):
         cross = math.fsum(e[t] * e[t + lag] for t in range(n - lag))
         later = math.fsum(v * v for v in e[lag + 1:])
         earlier = math.fsum(v * v for v in e[:max(n - lag - 1, 0)])
@@ -52,7 +46,23 @@ def _column_estimates(column):
         inside.append(denominator > 0 and abs(cross) / denominator < band)
         if m_hat is None and lag >= run and all(inside[lag - run:lag]):
             m_hat = lag - run
-    bandwidth = min(2 * max(m_hat, 1), m_max) if m_hat is not None else m_max
+    return autocovariance, m_hat
+
+
+def flat_top_bandwidth(m_hat, m_max):
+    """M = min(2 max(m_hat, 1), m_max), or m_max when no insignificant run was found."""
+    return min(2 * max(m_hat, 1), m_max) if m_hat is not None else m_max
+
+
+def _column_estimates(column):
+    n = len(column)
+    centre = math.fsum(column) / n
+    e = [v - centre for v in column]
+    cap = math.ceil(min(3.0 * math.sqrt(n), n / 3.0))
+    run = max(5, int(math.log10(n)))
+    m_max = math.ceil(math.sqrt(n)) + run
+    autocovariance, m_hat = _autocovariances(e, m_max, run, 2.0 * math.sqrt(math.log10(n) / n))
+    bandwidth = flat_top_bandwidth(m_hat, m_max)
     flat_top = [1.0 if k / bandwidth <= 0.5 else 2.0 * (1.0 - k / bandwidth) for k in range(bandwidth + 1)]
     g = 2.0 * math.fsum(flat_top[k] * k * autocovariance[k] for k in range(1, bandwidth + 1))
     long_run = autocovariance[0] + 2.0 * math.fsum(flat_top[k] * autocovariance[k] for k in range(1, bandwidth + 1))
@@ -60,8 +70,9 @@ def _column_estimates(column):
         raise InvalidDataError(ErrorCode.BLOCK_LENGTH_ESTIMATE, "x",
                                "the long-run variance estimate is zero (a constant series)",
                                "pass an explicit block length instead of 'auto'")
-    stationary = min((2.0 * g * g / (2.0 * long_run * long_run)) ** (1.0 / 3.0) * n ** (1.0 / 3.0), cap)
-    circular = min((2.0 * g * g / (4.0 / 3.0 * long_run * long_run)) ** (1.0 / 3.0) * n ** (1.0 / 3.0), cap)
+    scale = (2.0 * g * g / (long_run * long_run)) ** (1.0 / 3.0) * n ** (1.0 / 3.0)
+    stationary = min(scale / 2.0 ** (1.0 / 3.0), cap)
+    circular = min(scale / (4.0 / 3.0) ** (1.0 / 3.0), cap)
     return stationary, circular
 
 

@@ -2,9 +2,11 @@
 
 * ``root_key(seed)``: an integer seed in [0, 2**128) becomes a 128-bit root key
   (two 64-bit halves). With ``mix64`` the SplitMix64 finaliser (a bijection of 64-bit
-  words), ``lo = mix64(seed_lo ^ ROOT_SALT)`` and ``hi = mix64(seed_hi ^ lo)``, where
-  seed_lo and seed_hi are the seed's low and high 64 bits. Both steps are invertible,
-  so distinct seeds give distinct root keys.
+  words), ``lo = mix64(seed_lo ^ ROOT_SALT)`` and
+  ``hi = mix64(seed_hi ^ mix64(lo ^ HIGH_SALT))``, where seed_lo and seed_hi are the
+  seed's low and high 64 bits. Both steps are invertible, so distinct seeds give
+  distinct root keys. (``hi`` must not be ``mix64(seed_hi ^ lo)``: replicate 0's key
+  would then cancel to 0 for every seed below 2**64.)
 * ``replicate_key(root, b)``: replicate b's 64-bit Philox key is
   ``mix64((lo + b * REPLICATE_STRIDE) mod 2**64) ^ hi``. An odd stride, a bijective
   mix and an xor make it injective in b for b < 2**64.
@@ -13,7 +15,8 @@ Only integer arithmetic is used, so every platform and both twins agree bit for 
 """
 
 MASK64 = (1 << 64) - 1
-ROOT_SALT = 0x243F6A8885A308D3  # the first hexadecimal digits of pi: a nothing-up-my-sleeve salt
+ROOT_SALT = 0x243F6A8885A308D3  # hexadecimal digits 1-16 of pi: nothing-up-my-sleeve salts
+HIGH_SALT = 0x13198A2E03707344  # digits 17-32
 REPLICATE_STRIDE = 0x9E3779B97F4A7C15  # odd: 2**64 / golden ratio, the SplitMix64 increment
 
 
@@ -27,7 +30,7 @@ def mix64(z):
 def root_key(seed):
     """Return the 128-bit root key ``(lo, hi)`` of a validated seed in [0, 2**128)."""
     lo = mix64((seed & MASK64) ^ ROOT_SALT)
-    hi = mix64((seed >> 64) ^ lo)
+    hi = mix64((seed >> 64) ^ mix64(lo ^ HIGH_SALT))
     return (lo, hi)
 
 
