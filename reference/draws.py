@@ -24,7 +24,6 @@ from enum import IntEnum
 from .philox import philox4x32_10
 
 MASK32 = 0xFFFFFFFF
-MASK64 = (1 << 64) - 1
 
 
 class Purpose(IntEnum):
@@ -92,27 +91,27 @@ class WordStream:
         high = self.word()
         return (high << 32) | self.word()
 
-    def bounded(self, bound):
-        """Uniform integer on [0, bound), 1 <= bound <= 2**32 (Lemire, with rejection)."""
-        product = self.word() * bound
-        low = product & MASK32
+    @staticmethod
+    def _lemire(next_word, bits, bound):
+        """Lemire's multiply-shift of ``bits``-bit words onto [0, bound), with rejection
+        of the 2**bits mod bound low products that would bias it."""
+        mask = (1 << bits) - 1
+        product = next_word() * bound
+        low = product & mask
         if low < bound:
-            threshold = ((1 << 32) - bound) % bound
+            threshold = ((1 << bits) - bound) % bound
             while low < threshold:
-                product = self.word() * bound
-                low = product & MASK32
-        return product >> 32
+                product = next_word() * bound
+                low = product & mask
+        return product >> bits
+
+    def bounded(self, bound):
+        """Uniform integer on [0, bound), 1 <= bound <= 2**32 (one word per attempt)."""
+        return self._lemire(self.word, 32, bound)
 
     def bounded64(self, bound):
-        """Uniform integer on [0, bound), 1 <= bound < 2**64 (Lemire, with rejection)."""
-        product = self.word64() * bound
-        low = product & MASK64
-        if low < bound:
-            threshold = ((1 << 64) - bound) % bound
-            while low < threshold:
-                product = self.word64() * bound
-                low = product & MASK64
-        return product >> 64
+        """Uniform integer on [0, bound), 1 <= bound < 2**64 (two words per attempt)."""
+        return self._lemire(self.word64, 64, bound)
 
     def geometric(self, table):
         """Exact Geometric(1 / table.mean) length on {1, 2, ...}; see GeometricTable."""
