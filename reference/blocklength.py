@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 
 from .data import as_series
 from .errors import BlockLengthWarning, ErrorCode, InvalidDataError, InvalidParameterError
-from .specs import AUTO, IID, StationaryBlock
+from .specs import AUTO, IID, NonOverlappingBlock, StationaryBlock
 
 
 def _autocovariances(e, max_lag, run, band):
@@ -56,9 +56,12 @@ def flat_top_bandwidth(m_hat, m_max):
 
 def _column_estimates(column):
     n = len(column)
+    if min(column) == max(column):
+        raise InvalidDataError(ErrorCode.BLOCK_LENGTH_ESTIMATE, "x", "a constant series has no dependence to measure",
+                               "pass an explicit block length instead of 'auto'")
     centre = math.fsum(column) / n
     e = [v - centre for v in column]
-    cap = math.ceil(min(3.0 * math.sqrt(n), n / 3.0))
+    cap = float(math.ceil(min(3.0 * math.sqrt(n), n / 3.0)))
     run = max(5, int(math.log10(n)))
     m_max = math.ceil(math.sqrt(n)) + run
     autocovariance, m_hat = _autocovariances(e, m_max, run, 2.0 * math.sqrt(math.log10(n) / n))
@@ -68,7 +71,7 @@ def _column_estimates(column):
     long_run = autocovariance[0] + 2.0 * math.fsum(flat_top[k] * autocovariance[k] for k in range(1, bandwidth + 1))
     if long_run == 0.0:
         raise InvalidDataError(ErrorCode.BLOCK_LENGTH_ESTIMATE, "x",
-                               "the long-run variance estimate is zero (a constant series)",
+                               "the long-run variance estimate is zero",
                                "pass an explicit block length instead of 'auto'")
     scale = (2.0 * g * g / (long_run * long_run)) ** (1.0 / 3.0) * n ** (1.0 / 3.0)
     stationary = min(scale / 2.0 ** (1.0 / 3.0), cap)
@@ -125,7 +128,7 @@ def resolve_method(method, series):
 
     A block length above n raises InvalidParameterError; one equal to n is allowed with
     a :class:`BlockLengthWarning`, since every replicate is then the original series up
-    to rotation.
+    to rotation (so is a non-overlapping length above n / 2, which leaves one block).
     """
     if isinstance(method, IID):
         return method
@@ -143,4 +146,7 @@ def resolve_method(method, series):
     if length == n:
         warnings.warn(f"{field_name} equals the series length n = {n}: every replicate is the "
                       "original series up to rotation", BlockLengthWarning, stacklevel=3)
+    elif isinstance(method, NonOverlappingBlock) and n // length == 1:
+        warnings.warn(f"block_length {length} leaves room for one non-overlapping block in n = {n}: "
+                      "every replicate is the same series", BlockLengthWarning, stacklevel=3)
     return method

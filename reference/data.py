@@ -6,11 +6,11 @@ Series/DataFrames (read through their ``tolist``/``to_numpy`` methods, so this m
 never imports numpy or pandas).
 """
 
-import math
 import numbers
 from dataclasses import dataclass
 
 from .errors import DataTypeError, ErrorCode, InvalidDataError
+from .validation import finite_float
 
 MAX_OBSERVATIONS = (1 << 31) - 1  # positions are int32 in the engine
 _FIX_TYPE = "pass numbers: a list, a numpy array or a pandas Series/DataFrame of floats"
@@ -46,11 +46,9 @@ def _number(value, where):
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         shown = type(value).__name__ if not isinstance(value, (str, bytes)) else repr(value)
         raise DataTypeError(ErrorCode.DATA_TYPE, "x", f"non-numeric value {shown} at {where}", _FIX_TYPE)
-    number = float(value)
-    if not math.isfinite(number):
-        raise InvalidDataError(ErrorCode.DATA_NOT_FINITE, "x", f"{number} at {where}",
-                               "drop or impute NaN and infinite values before bootstrapping")
-    return number
+    return finite_float(value, "x", ErrorCode.DATA_NOT_FINITE,
+                        f"drop or impute NaN, infinite and overflowing values (at {where}) before bootstrapping",
+                        InvalidDataError)
 
 
 def _unwrap(x):
@@ -77,6 +75,10 @@ def as_series(x):
     if not isinstance(values, (list, tuple)) or len(values) == 0:
         raise InvalidDataError(ErrorCode.DATA_SHAPE, "x", "empty or scalar input",
                                "pass at least two observations")
+    values = [item.tolist() if hasattr(item, "tolist") else item for item in values]  # rows as arrays
+    if labels is not None and len(set(labels)) != len(labels):
+        raise InvalidDataError(ErrorCode.DATA_SHAPE, "x", f"duplicate column labels {list(labels)}",
+                               "give every column a distinct label")
     nested = [isinstance(item, (list, tuple)) for item in values]
     if any(nested) and not all(nested):
         raise InvalidDataError(ErrorCode.DATA_SHAPE, "x", "mixes numbers and rows",

@@ -15,6 +15,7 @@ import math
 import numbers
 
 from .errors import ErrorCode, InvalidParameterError
+from .validation import finite_float
 
 
 def mean(values):
@@ -61,9 +62,14 @@ def _column_statistic(statistic, column):
 _NAMED = {"mean": mean, "var": var, "std": std, "median": median}
 
 
+def _component(value, replicate):
+    return finite_float(value, "statistic", ErrorCode.STATISTIC_RESULT,
+                        f"make the statistic return finite floats (it did not on {replicate})")
+
+
 def _as_components(value, replicate):
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        components = (float(value),)
+        components = (_component(value, replicate),)
     elif hasattr(value, "tolist") or isinstance(value, (list, tuple)):
         raw = value.tolist() if hasattr(value, "tolist") else value
         raw = raw if isinstance(raw, list) else [raw]
@@ -71,7 +77,7 @@ def _as_components(value, replicate):
             raise InvalidParameterError(ErrorCode.STATISTIC_RESULT, "statistic",
                                         f"returned non-numbers on {replicate}",
                                         "return a float or a flat sequence of floats")
-        components = tuple(float(v) for v in raw)
+        components = tuple(_component(v, replicate) for v in raw)
     else:
         raise InvalidParameterError(ErrorCode.STATISTIC_RESULT, "statistic",
                                     f"returned {type(value).__name__} on {replicate}",

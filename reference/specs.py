@@ -199,6 +199,9 @@ def check_statistic(statistic):
         checked = tuple(as_probability(q, "statistic", ErrorCode.QUANTILE,
                                        "quantile levels lie in [0, 1], e.g. ('quantile', 0.95)",
                                        open_interval=False) for q in levels)
+        if len(set(checked)) != len(checked):
+            raise InvalidParameterError(ErrorCode.QUANTILE, "statistic", f"duplicate quantile levels {checked}",
+                                        "list each level once")
         return Statistic("quantile", checked)
     if callable(statistic):
         return Statistic("callable", function=statistic)

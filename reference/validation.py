@@ -13,11 +13,25 @@ from .errors import ErrorCode, InvalidParameterError, ParameterTypeError
 SEED_LIMIT = 1 << 128
 
 
-def as_integer(value, argument, code, fix):
-    """Return ``value`` as a Python int; accept numpy integers and integral floats.
+def finite_float(value, argument, code, fix, error=InvalidParameterError):
+    """Return a real number as a finite float; ints too large for a float are refused
+    with ``error`` instead of leaking an OverflowError."""
+    try:
+        number = float(value)
+    except OverflowError:
+        raise error(code, argument, f"{value!r} is too large for a float", fix) from None
+    if not math.isfinite(number):
+        raise error(code, argument, f"{number} is not finite", fix)
+    return number
 
-    Raises ParameterTypeError for bools, strings and other non-numbers, and
-    InvalidParameterError for non-integral or non-finite floats.
+
+def as_integer(value, argument, code, fix, *, integral_floats=True):
+    """Return ``value`` as a Python int; accept numpy integers, and integral floats
+    unless ``integral_floats`` is False (counts and seeds refuse every float, as numpy
+    refuses float sizes).
+
+    Raises ParameterTypeError for bools, strings, refused floats and other non-numbers,
+    and InvalidParameterError for non-integral or non-finite floats.
     """
     if isinstance(value, bool) or value is None or isinstance(value, (str, bytes)):
         raise ParameterTypeError(code, argument, f"expected an integer, got {value!r}", fix)
@@ -25,17 +39,20 @@ def as_integer(value, argument, code, fix):
         return operator.index(value)
     except TypeError:
         pass
-    if isinstance(value, numbers.Real):
-        as_float = float(value)
-        if math.isfinite(as_float) and as_float.is_integer():
-            return int(as_float)
+    if not isinstance(value, numbers.Real):
+        raise ParameterTypeError(code, argument, f"expected an integer, got {type(value).__name__}", fix)
+    if not integral_floats:
+        raise ParameterTypeError(code, argument, f"expected an integer, got the {type(value).__name__} {value!r}",
+                                 fix)
+    as_float = finite_float(value, argument, code, fix)
+    if not as_float.is_integer():
         raise InvalidParameterError(code, argument, f"expected an integer, got {value!r}", fix)
-    raise ParameterTypeError(code, argument, f"expected an integer, got {type(value).__name__}", fix)
+    return int(as_float)
 
 
-def as_positive_int(value, argument, code, fix):
+def as_positive_int(value, argument, code, fix, *, integral_floats=True):
     """Return ``value`` as an int >= 1, or raise a typed error naming ``argument``."""
-    number = as_integer(value, argument, code, fix)
+    number = as_integer(value, argument, code, fix, integral_floats=integral_floats)
     if number < 1:
         raise InvalidParameterError(code, argument, f"must be >= 1, got {number}", fix)
     return number
@@ -43,19 +60,14 @@ def as_positive_int(value, argument, code, fix):
 
 def check_n_bootstraps(n_bootstraps):
     """Return the replicate count B as an int >= 1 (numpy integer types are accepted)."""
-    fix = "pass a whole number of replicates such as 999"
-    if isinstance(n_bootstraps, float) and not isinstance(n_bootstraps, bool):
-        raise ParameterTypeError(ErrorCode.N_BOOTSTRAPS, "n_bootstraps",
-                                 f"expected an integer, got the float {n_bootstraps!r}", fix)
-    return as_positive_int(n_bootstraps, "n_bootstraps", ErrorCode.N_BOOTSTRAPS, fix)
+    return as_positive_int(n_bootstraps, "n_bootstraps", ErrorCode.N_BOOTSTRAPS,
+                           "pass a whole number of replicates such as 999", integral_floats=False)
 
 
 def check_seed(seed):
     """Return ``seed`` as an int in [0, 2**128); ``None`` is handled by the caller."""
     fix = "pass a non-negative integer below 2**128, or None for fresh entropy"
-    if isinstance(seed, float):
-        raise ParameterTypeError(ErrorCode.SEED, "seed", f"expected an integer, got the float {seed!r}", fix)
-    number = as_integer(seed, "seed", ErrorCode.SEED, fix)
+    number = as_integer(seed, "seed", ErrorCode.SEED, fix, integral_floats=False)
     if not 0 <= number < SEED_LIMIT:
         raise InvalidParameterError(ErrorCode.SEED, "seed", f"must be in [0, 2**128), got {number}", fix)
     return number
@@ -65,7 +77,7 @@ def as_probability(value, argument, code, fix, *, open_interval):
     """Return ``value`` as a float in (0, 1) if ``open_interval`` else in [0, 1]."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ParameterTypeError(code, argument, f"expected a number, got {value!r}", fix)
-    probability = float(value)
+    probability = finite_float(value, argument, code, fix)
     inside = 0.0 < probability < 1.0 if open_interval else 0.0 <= probability <= 1.0
     if not inside:
         bounds = "(0, 1)" if open_interval else "[0, 1]"
