@@ -1,0 +1,114 @@
+"""Index rows in Numba, bit for bit the rows of ``reference/indices.py``.
+
+``fill_row`` writes one replicate's n source positions (int32) into ``row``. It is the
+one row builder behind the index path, the materializing path and the fused reducers, so
+the three cannot drift apart. Replicate b's row depends only on (seed, b).
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from reference.indices import STREAM_VERSION
+from reference.specs import IID, CircularBlock, MovingBlock, NonOverlappingBlock, StationaryBlock, TaperedBlock
+
+from .draws import BLOCK_LENGTH, BLOCK_START, STREAM_BUFFER_WORDS, bounded, geometric, geometric_table, refill
+from .keys import replicate_key, root_key
+
+__all__ = ["STREAM_VERSION", "RowPlan", "row_plan", "fill_row", "index_matrix"]
+
+# Layout codes of the kernels. Tapered blocks share the moving-block rows.
+IID_ROWS, FIXED_ROWS, STATIONARY_ROWS = 0, 1, 2
+
+
+class RowPlan:
+    """Everything ``fill_row`` needs for a resolved method and length n, computed once.
+
+    ``start_count`` admissible block starts, each scaled by ``start_scale``; ``wrap``
+    whether blocks wrap at n; ``span``/``thresholds`` the geometric table (stationary).
+    """
+
+    __slots__ = ("layout", "n", "block_length", "start_count", "start_scale", "wrap", "span", "thresholds")
+
+    def __init__(self, layout, n, block_length, start_count, start_scale, wrap, span, thresholds):
+        self.layout, self.n, self.block_length = layout, n, block_length
+        self.start_count, self.start_scale, self.wrap = start_count, start_scale, wrap
+        self.span, self.thresholds = span, thresholds
+
+    def arguments(self):
+        return (self.layout, self.n, self.block_length, np.uint64(self.start_count), self.start_scale,
+                self.wrap, self.span, self.thresholds)
+
+
+def row_plan(method, n):
+    """The :class:`RowPlan` of a resolved method (integer block length in [1, n])."""
+    no_table = (np.uint64(1), np.zeros(0, dtype=np.uint64))
+    if isinstance(method, IID):
+        return RowPlan(IID_ROWS, n, 1, n, 1, False, *no_table)
+    b = method.block_length
+    if isinstance(method, StationaryBlock):
+        return RowPlan(STATIONARY_ROWS, n, b, n, 1, True, *geometric_table(b))
+    if isinstance(method, (MovingBlock, TaperedBlock)):
+        return RowPlan(FIXED_ROWS, n, b, n - b + 1, 1, False, *no_table)
+    if isinstance(method, CircularBlock):
+        return RowPlan(FIXED_ROWS, n, b, n, 1, True, *no_table)
+    if isinstance(method, NonOverlappingBlock):
+        return RowPlan(FIXED_ROWS, n, b, n // b, b, False, *no_table)
+    raise TypeError(f"not a resolved method spec: {method!r}")
+
+
+@njit(cache=True)
+def fill_row(layout, n, block_length, start_count, start_scale, wrap, span, thresholds,
+             k0, k1, row, starts_buffer, lengths_buffer, starts_state, lengths_state):
+    """Write replicate (k0, k1)'s n positions into ``row`` (int32)."""
+    starts_state[0] = starts_buffer.shape[0]
+    starts_state[1] = 0
+    lengths_state[0] = lengths_buffer.shape[0]
+    lengths_state[1] = 0
+    if layout == IID_ROWS:
+        # Common case first: no word of the first buffer needs rejecting.
+        for i in range(n):
+            row[i] = np.int32(bounded(starts_buffer, starts_state, k0, k1, BLOCK_START, start_count))
+        return
+    filled = 0
+    while filled < n:
+        start = np.int64(bounded(starts_buffer, starts_state, k0, k1, BLOCK_START, start_count)) * start_scale
+        if layout == STATIONARY_ROWS:
+            if thresholds.shape[0] == 0:
+                length = 1
+            else:
+                length = geometric(lengths_buffer, lengths_state, k0, k1, BLOCK_LENGTH, span, thresholds)
+        else:
+            length = block_length
+        stop = min(length, n - filled)
+        if wrap:
+            position = start
+            for j in range(stop):
+                row[filled + j] = np.int32(position)
+                position += 1
+                if position == n:
+                    position = 0
+        else:
+            for j in range(stop):
+                row[filled + j] = np.int32(start + j)
+        filled += stop
+
+
+@njit(cache=True, parallel=True)
+def _index_matrix(layout, n, block_length, start_count, start_scale, wrap, span, thresholds,
+                  root_lo, root_hi, first, out):
+    for r in prange(out.shape[0]):
+        k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
+        starts_buffer = np.empty(STREAM_BUFFER_WORDS, dtype=np.uint64)
+        lengths_buffer = np.empty(STREAM_BUFFER_WORDS, dtype=np.uint64)
+        starts_state = np.zeros(2, dtype=np.int64)
+        lengths_state = np.zeros(2, dtype=np.int64)
+        fill_row(layout, n, block_length, start_count, start_scale, wrap, span, thresholds,
+                 k0, k1, out[r], starts_buffer, lengths_buffer, starts_state, lengths_state)
+
+
+def index_matrix(method, n, seed, n_bootstraps, first=0):
+    """(n_bootstraps - first, n) int32 rows of replicates first .. n_bootstraps - 1."""
+    out = np.empty((n_bootstraps - first, n), dtype=np.int32)
+    root_lo, root_hi = root_key(seed)
+    _index_matrix(*row_plan(method, n).arguments(), root_lo, root_hi, first, out)
+    return out

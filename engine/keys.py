@@ -1,0 +1,45 @@
+"""Seed -> root key -> replicate key, as ``reference/keys.py`` defines them.
+
+``root_key`` runs once per call in plain Python integers; ``replicate_key`` runs once per
+replicate inside the kernels, in wrapping uint64 arithmetic.
+"""
+
+import numpy as np
+from numba import njit
+
+_MASK64 = (1 << 64) - 1
+_ROOT_SALT = 0x243F6A8885A308D3
+_HIGH_SALT = 0x13198A2E03707344
+REPLICATE_STRIDE = np.uint64(0x9E3779B97F4A7C15)
+_MIX_A = np.uint64(0xBF58476D1CE4E5B9)
+_MIX_B = np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31, _S32 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32)
+_MASK32 = np.uint64(0xFFFFFFFF)
+
+
+def _mix64_int(z):
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return z ^ (z >> 31)
+
+
+def root_key(seed):
+    """(lo, hi) root key of a validated seed in [0, 2**128), as two np.uint64."""
+    lo = _mix64_int((seed & _MASK64) ^ _ROOT_SALT)
+    hi = _mix64_int((seed >> 64) ^ _mix64_int(lo ^ _HIGH_SALT))
+    return np.uint64(lo), np.uint64(hi)
+
+
+@njit(cache=True, inline="always")
+def mix64(z):
+    """SplitMix64's finaliser on a np.uint64 (multiplications wrap modulo 2**64)."""
+    z = (z ^ (z >> _S30)) * _MIX_A
+    z = (z ^ (z >> _S27)) * _MIX_B
+    return z ^ (z >> _S31)
+
+
+@njit(cache=True, inline="always")
+def replicate_key(root_lo, root_hi, replicate):
+    """Philox key words (k0, k1) of replicate ``replicate`` (a uint64)."""
+    key = mix64(root_lo + replicate * REPLICATE_STRIDE) ^ root_hi
+    return key & _MASK32, key >> _S32
