@@ -1,16 +1,27 @@
-"""bootmark's production engine (NumPy + Numba): work in progress (issue 3).
+"""bootmark's production engine (NumPy + Numba).
 
-What stands: the stream layer (philox, keys, draws) and the index-row builder
-(``index_matrix``), bit for bit equal to the reference twin on every method and
-independent of thread count and chunking. The public functions (``bootstrap``,
-``bootstrap_reduce``, ``conf_int``, ``optimal_block_length``) and the fused reduce
-kernels are not here yet; use ``reference`` for them until they are.
+The same public functions, arguments, errors and random streams as the reference twin
+(``reference``), bit for bit on every index row; statistics agree within the bounds
+stated in ``engine/reduce.py``. Method specs and errors are the reference's own.
 
-Importing this package compiles nothing: kernels compile on first call and are cached
-on disk (``cache=True``, in ``__pycache__`` beside each module unless
-``NUMBA_CACHE_DIR`` points elsewhere).
+Importing this package compiles nothing: each kernel compiles on its first call and is
+cached on disk (``cache=True``: in ``__pycache__`` beside each module, or under
+``NUMBA_CACHE_DIR`` when that is set).
 """
 
-from .indices import STREAM_VERSION, index_matrix
+from reference.errors import (BlockLengthWarning, BootmarkError, DataTypeError, ErrorCode, InvalidDataError,
+                              InvalidParameterError, ParameterTypeError)
+from reference.specs import IID, CircularBlock, MovingBlock, NonOverlappingBlock, StationaryBlock, TaperedBlock
 
-__all__ = ["STREAM_VERSION", "index_matrix"]
+from .api import (DEFAULT_MEMORY_BUDGET, BootstrapResult, ConfidenceInterval, ReduceResult, bootstrap,
+                  bootstrap_reduce, conf_int)
+from .blocklength import BlockLengthEstimate, optimal_block_length
+from .indices import STREAM_VERSION
+
+__all__ = [
+    "bootstrap", "bootstrap_reduce", "conf_int", "optimal_block_length",
+    "IID", "MovingBlock", "CircularBlock", "NonOverlappingBlock", "StationaryBlock", "TaperedBlock",
+    "BootstrapResult", "ReduceResult", "ConfidenceInterval", "BlockLengthEstimate",
+    "BootmarkError", "InvalidDataError", "DataTypeError", "InvalidParameterError", "ParameterTypeError",
+    "ErrorCode", "BlockLengthWarning", "STREAM_VERSION", "DEFAULT_MEMORY_BUDGET",
+]

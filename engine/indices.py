@@ -11,7 +11,7 @@ from numba import njit, prange
 from reference.indices import STREAM_VERSION
 from reference.specs import IID, CircularBlock, MovingBlock, NonOverlappingBlock, StationaryBlock, TaperedBlock
 
-from .draws import BLOCK_LENGTH, BLOCK_START, STREAM_BUFFER_WORDS, bounded, geometric, geometric_table, refill
+from .draws import BLOCK_LENGTH, BLOCK_START, STREAM_BUFFER_WORDS, bounded, geometric, geometric_table
 from .keys import replicate_key, root_key
 
 __all__ = ["STREAM_VERSION", "RowPlan", "row_plan", "fill_row", "index_matrix"]
@@ -56,14 +56,35 @@ def row_plan(method, n):
     raise TypeError(f"not a resolved method spec: {method!r}")
 
 
+@njit(cache=True, inline="always")
+def new_streams():
+    """Empty buffers and cursors of a replicate's block-start and block-length streams;
+    a cursor at the buffer's end makes the first draw fill it from block 0."""
+    starts_buffer = np.empty(STREAM_BUFFER_WORDS, dtype=np.uint64)
+    lengths_buffer = np.empty(STREAM_BUFFER_WORDS, dtype=np.uint64)
+    starts_state = np.zeros(2, dtype=np.int64)
+    lengths_state = np.zeros(2, dtype=np.int64)
+    starts_state[0] = STREAM_BUFFER_WORDS
+    lengths_state[0] = STREAM_BUFFER_WORDS
+    return starts_buffer, lengths_buffer, starts_state, lengths_state
+
+
+@njit(cache=True, inline="always")
+def next_block(layout, block_length, start_count, start_scale, span, thresholds, k0, k1,
+               starts_buffer, lengths_buffer, starts_state, lengths_state):
+    """(start, length) of the replicate's next block (layouts other than IID_ROWS)."""
+    start = np.int64(bounded(starts_buffer, starts_state, k0, k1, BLOCK_START, start_count)) * start_scale
+    if layout != STATIONARY_ROWS:
+        return start, block_length
+    if thresholds.shape[0] == 0:
+        return start, 1
+    return start, geometric(lengths_buffer, lengths_state, k0, k1, BLOCK_LENGTH, span, thresholds)
+
+
 @njit(cache=True)
-def fill_row(layout, n, block_length, start_count, start_scale, wrap, span, thresholds,
-             k0, k1, row, starts_buffer, lengths_buffer, starts_state, lengths_state):
+def fill_row(layout, n, block_length, start_count, start_scale, wrap, span, thresholds, k0, k1, row):
     """Write replicate (k0, k1)'s n positions into ``row`` (int32)."""
-    starts_state[0] = starts_buffer.shape[0]
-    starts_state[1] = 0
-    lengths_state[0] = lengths_buffer.shape[0]
-    lengths_state[1] = 0
+    starts_buffer, lengths_buffer, starts_state, lengths_state = new_streams()
     if layout == IID_ROWS:
         # Common case first: no word of the first buffer needs rejecting.
         for i in range(n):
@@ -71,14 +92,8 @@ def fill_row(layout, n, block_length, start_count, start_scale, wrap, span, thre
         return
     filled = 0
     while filled < n:
-        start = np.int64(bounded(starts_buffer, starts_state, k0, k1, BLOCK_START, start_count)) * start_scale
-        if layout == STATIONARY_ROWS:
-            if thresholds.shape[0] == 0:
-                length = 1
-            else:
-                length = geometric(lengths_buffer, lengths_state, k0, k1, BLOCK_LENGTH, span, thresholds)
-        else:
-            length = block_length
+        start, length = next_block(layout, block_length, start_count, start_scale, span, thresholds, k0, k1,
+                                   starts_buffer, lengths_buffer, starts_state, lengths_state)
         stop = min(length, n - filled)
         if wrap:
             position = start
@@ -98,12 +113,7 @@ def _index_matrix(layout, n, block_length, start_count, start_scale, wrap, span,
                   root_lo, root_hi, first, out):
     for r in prange(out.shape[0]):
         k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
-        starts_buffer = np.empty(STREAM_BUFFER_WORDS, dtype=np.uint64)
-        lengths_buffer = np.empty(STREAM_BUFFER_WORDS, dtype=np.uint64)
-        starts_state = np.zeros(2, dtype=np.int64)
-        lengths_state = np.zeros(2, dtype=np.int64)
-        fill_row(layout, n, block_length, start_count, start_scale, wrap, span, thresholds,
-                 k0, k1, out[r], starts_buffer, lengths_buffer, starts_state, lengths_state)
+        fill_row(layout, n, block_length, start_count, start_scale, wrap, span, thresholds, k0, k1, out[r])
 
 
 def index_matrix(method, n, seed, n_bootstraps, first=0):

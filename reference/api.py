@@ -47,7 +47,7 @@ def _resampler(series, method):
 
 
 @dataclass(frozen=True)
-class _Layout:
+class StatisticLayout:
     """How a statistic's components are presented: a float, a list or a labelled dict."""
 
     scalar: bool
@@ -61,17 +61,19 @@ class _Layout:
         return list(components)
 
 
-def _layout(statistic, series, width):
+def statistic_layout(statistic, series, width):
+    """How the ``width`` components of ``statistic`` on ``series`` are presented (shared
+    by both twins: which components exist and what they are called)."""
     levels = statistic.levels if statistic.kind == "quantile" else ()
     if statistic.kind == "callable":
-        return _Layout(series.univariate and width == 1)
+        return StatisticLayout(series.univariate and width == 1)
     if len(levels) > 1:
         if series.univariate:
-            return _Layout(False, levels)
+            return StatisticLayout(False, levels)
         if series.labels is not None:
-            return _Layout(False, tuple((label, q) for label in series.labels for q in levels))
-        return _Layout(False)
-    return _Layout(series.univariate, None if series.univariate else series.labels)
+            return StatisticLayout(False, tuple((label, q) for label in series.labels for q in levels))
+        return StatisticLayout(False)
+    return StatisticLayout(series.univariate, None if series.univariate else series.labels)
 
 
 @dataclass(frozen=True)
@@ -172,7 +174,7 @@ def bootstrap_reduce(x, method, statistic, n_bootstraps=999, seed=None):
     statistic = check_statistic(statistic)
     method = resolve_method(method, series)
     point = apply_statistic(statistic, series.columns, series.univariate)
-    layout = _layout(statistic, series, len(point))
+    layout = statistic_layout(statistic, series, len(point))
     resample = _resampler(series, method)
     replicates = []
     for replicate, row in enumerate(index_rows(method, series.n, seed, n_bootstraps)):

@@ -26,6 +26,8 @@ class ErrorCode(str, Enum):
     ALPHA = "BM305"  # alpha outside (0, 1)
     QUANTILE = "BM306"  # quantile level outside [0, 1]
     STATISTIC_RESULT = "BM307"  # a callable statistic returned a non-finite/odd value
+    MEMORY_BUDGET = "BM308"  # a materialized tensor would exceed the byte budget (engine)
+    DTYPE = "BM309"  # dtype of returned paths is not float64 or float32 (engine)
     BLOCK_LENGTH_ESTIMATE = "BM401"  # optimal block length undefined for this data
 
 

@@ -12,10 +12,8 @@ many, so a result can be laid out before the first replicate is computed.
 """
 
 import math
-import numbers
 
-from .errors import ErrorCode, InvalidParameterError
-from .validation import finite_float
+from .validation import statistic_components
 
 
 def mean(values):
@@ -62,33 +60,6 @@ def _column_statistic(statistic, column):
 _NAMED = {"mean": mean, "var": var, "std": std, "median": median}
 
 
-def _component(value, replicate):
-    return finite_float(value, "statistic", ErrorCode.STATISTIC_RESULT,
-                        f"make the statistic return finite floats (it did not on {replicate})")
-
-
-def _as_components(value, replicate):
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        components = (_component(value, replicate),)
-    elif hasattr(value, "tolist") or isinstance(value, (list, tuple)):
-        raw = value.tolist() if hasattr(value, "tolist") else value
-        raw = raw if isinstance(raw, list) else [raw]
-        if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in raw):
-            raise InvalidParameterError(ErrorCode.STATISTIC_RESULT, "statistic",
-                                        f"returned non-numbers on {replicate}",
-                                        "return a float or a flat sequence of floats")
-        components = tuple(_component(v, replicate) for v in raw)
-    else:
-        raise InvalidParameterError(ErrorCode.STATISTIC_RESULT, "statistic",
-                                    f"returned {type(value).__name__} on {replicate}",
-                                    "return a float or a flat sequence of floats")
-    if not components or not all(math.isfinite(v) for v in components):
-        raise InvalidParameterError(ErrorCode.STATISTIC_RESULT, "statistic",
-                                    f"returned {value!r} on {replicate}",
-                                    "make the statistic return finite numbers for every resample")
-    return components
-
-
 def apply_statistic(statistic, columns, univariate, replicate="the original data"):
     """Evaluate ``statistic`` on d columns; return its components as a tuple of floats.
 
@@ -98,7 +69,7 @@ def apply_statistic(statistic, columns, univariate, replicate="the original data
     """
     if statistic.kind == "callable":
         sample = list(columns[0]) if univariate else list(zip(*columns))
-        return _as_components(statistic.function(sample), replicate)
+        return statistic_components(statistic.function(sample), replicate)
     components = ()
     for column in columns:
         components += _column_statistic(statistic, column)

@@ -89,3 +89,32 @@ def check_alpha(alpha):
     """Return the interval's total tail probability as a float in (0, 1)."""
     return as_probability(alpha, "alpha", ErrorCode.ALPHA,
                           "pass e.g. alpha=0.10 for a 90% two-sided interval", open_interval=True)
+
+
+def _component(value, replicate):
+    return finite_float(value, "statistic", ErrorCode.STATISTIC_RESULT,
+                        f"make the statistic return finite floats (it did not on {replicate})")
+
+
+def statistic_components(value, replicate):
+    """A callable statistic's result on ``replicate`` as a non-empty tuple of finite
+    floats: a real number, a flat list/tuple of them, or anything with ``tolist``."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        components = (_component(value, replicate),)
+    elif hasattr(value, "tolist") or isinstance(value, (list, tuple)):
+        raw = value.tolist() if hasattr(value, "tolist") else value
+        raw = raw if isinstance(raw, list) else [raw]
+        if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in raw):
+            raise InvalidParameterError(ErrorCode.STATISTIC_RESULT, "statistic",
+                                        f"returned non-numbers on {replicate}",
+                                        "return a float or a flat sequence of floats")
+        components = tuple(_component(v, replicate) for v in raw)
+    else:
+        raise InvalidParameterError(ErrorCode.STATISTIC_RESULT, "statistic",
+                                    f"returned {type(value).__name__} on {replicate}",
+                                    "return a float or a flat sequence of floats")
+    if not components or not all(math.isfinite(v) for v in components):
+        raise InvalidParameterError(ErrorCode.STATISTIC_RESULT, "statistic",
+                                    f"returned {value!r} on {replicate}",
+                                    "make the statistic return finite numbers for every resample")
+    return components

@@ -1,0 +1,262 @@
+"""The engine's public entry points: bootstrap, bootstrap_reduce, conf_int.
+
+Same arguments, checks, errors, streams and definitions as ``reference/api.py``; numpy
+and pandas types out. Three paths share the one row builder (``indices.fill_row``):
+
+* the index path, ``BootstrapResult.indices()``: (B, n) int32;
+* the materializing path, ``BootstrapResult.values()``: one preallocated (B, n[, d])
+  array, float64 or float32, refused beyond ``memory_budget`` bytes;
+* the fused reduce path, ``bootstrap_reduce``: B statistics without the B x n tensor.
+"""
+
+import secrets
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from reference.api import ConfidenceInterval, statistic_layout
+from reference.errors import ErrorCode, InvalidParameterError, ParameterTypeError
+from reference.intervals import check_kind
+from reference.specs import IID, TaperedBlock, check_method, check_statistic
+from reference.validation import (as_probability, check_alpha, check_n_bootstraps, check_seed,
+                                  statistic_components)
+
+from . import reduce as kernels
+from .blocklength import resolve_method
+from .data import as_array
+from .indices import STREAM_VERSION, index_matrix, row_plan
+from .intervals import interval
+from .keys import root_key
+from .taper import taper_weights
+
+DEFAULT_MEMORY_BUDGET = 1 << 30  # bytes a materialized tensor may take unless the caller allows more
+CALLABLE_CHUNK = 256  # replicates materialized at a time for a callable statistic
+SEED_BITS = 64
+_DTYPES = {"float64": np.float64, "float32": np.float32}
+
+
+def _prepare(x, method, n_bootstraps, seed):
+    series = as_array(x)
+    method = check_method(method)
+    n_bootstraps = check_n_bootstraps(n_bootstraps)
+    seed = secrets.randbits(SEED_BITS) if seed is None else check_seed(seed)
+    return series, resolve_method(method, series), n_bootstraps, seed
+
+
+def _check_budget(shape, itemsize, memory_budget, what):
+    size = int(np.prod(shape, dtype=np.int64)) * itemsize
+    if size > memory_budget:
+        raise InvalidParameterError(
+            ErrorCode.MEMORY_BUDGET, "memory_budget",
+            f"{what} of shape {shape} needs {size / 2**20:,.0f} MiB, over the budget of "
+            f"{memory_budget / 2**20:,.0f} MiB",
+            "use bootstrap_reduce, which never builds the tensor, or raise memory_budget")
+
+
+def _check_memory_budget(memory_budget):
+    if isinstance(memory_budget, bool) or not isinstance(memory_budget, (int, np.integer)) or memory_budget < 0:
+        raise ParameterTypeError(ErrorCode.MEMORY_BUDGET, "memory_budget",
+                                 f"expected a non-negative int of bytes, got {memory_budget!r}",
+                                 "pass e.g. memory_budget=4 * 2**30 for 4 GiB")
+    return int(memory_budget)
+
+
+def _tapering(series, method):
+    """(weights, column means): empty weights for untapered methods."""
+    if isinstance(method, TaperedBlock):
+        return taper_weights(method), np.array([kernels.compensated_sum(c) / series.n for c in _columns(series)])
+    return np.zeros(0), np.zeros(series.d)
+
+
+def _columns(series):
+    return np.ascontiguousarray(series.values.T)
+
+
+@dataclass(frozen=True)
+class BootstrapResult:
+    """Replicates of a bootstrap, generated on demand from (seed, replicate number).
+
+    ``method`` is the resolved spec; ``memory_budget`` bounds what ``indices`` and
+    ``values`` may allocate (bytes).
+    """
+
+    method: object
+    n_bootstraps: int
+    seed: int
+    stream_version: int
+    memory_budget: int
+    series: object = field(repr=False)
+
+    def indices(self):
+        """(B, n) int32 source positions."""
+        shape = (self.n_bootstraps, self.series.n)
+        _check_budget(shape, 4, self.memory_budget, "the index matrix")
+        return index_matrix(self.method, self.series.n, self.seed, self.n_bootstraps)
+
+    def values(self, dtype="float64"):
+        """Resampled series: (B, n) for one series, (B, n, d) for rows of d variables.
+
+        ``dtype`` ("float64" or "float32") affects only this returned array; tapered
+        values are computed in float64 first.
+        """
+        if dtype not in _DTYPES:
+            raise InvalidParameterError(ErrorCode.DTYPE, "dtype", f"unsupported dtype {dtype!r}",
+                                        "pass 'float64' or 'float32'")
+        target = np.dtype(_DTYPES[dtype])
+        n, d = self.series.n, self.series.d
+        shape = (self.n_bootstraps, n) if self.series.univariate else (self.n_bootstraps, n, d)
+        _check_budget(shape, target.itemsize + 4, self.memory_budget, "the materialized tensor with its indices")
+        rows = self.indices()
+        data = self.series.values
+        weights, centres = _tapering(self.series, self.method)
+        out = np.empty((self.n_bootstraps, n, d), dtype=target)
+        if not weights.size and target == data.dtype:
+            np.take(data, rows, axis=0, out=out)
+        else:  # row by row, so no float64 (B, n, d) temporary doubles the footprint
+            tiled = np.resize(weights, n)[:, None]
+            for r, row in enumerate(rows):
+                out[r] = centres + tiled * (data[row] - centres) if weights.size else data[row]
+        return out[:, :, 0] if self.series.univariate else out
+
+
+def _present(layout, components):
+    """Engine types out: float, pandas Series (labels) or ndarray."""
+    if layout.scalar:
+        return float(components[0])
+    if layout.labels is not None:
+        import pandas as pd  # only callers with labelled (pandas) data pay for the import
+        return pd.Series(np.asarray(components, dtype=float), index=list(layout.labels))
+    return np.asarray(components, dtype=float)
+
+
+@dataclass(frozen=True)
+class ReduceResult:
+    """Bootstrap distribution of a statistic.
+
+    ``statistics`` is a float64 array of shape (B,) for a scalar statistic of one series,
+    else (B, k) with one column per component (named by ``labels`` when it can be).
+    ``point`` is the statistic on the original data.
+    """
+
+    statistic: object
+    method: object
+    n_bootstraps: int
+    seed: int
+    stream_version: int
+    statistics: np.ndarray = field(repr=False)
+    point: object = None
+    labels: tuple = None
+    layout: object = field(default=None, repr=False)
+    point_components: tuple = field(default=(), repr=False)
+
+    def component(self, k):
+        """The B replicates of component k."""
+        return self.statistics if self.statistics.ndim == 1 else self.statistics[:, k]
+
+    def quantile(self, q):
+        """Linear-interpolation quantile(s) of the bootstrap distribution (numpy's rule)."""
+        if isinstance(q, (list, tuple)):
+            return [self.quantile(level) for level in q]
+        level = as_probability(q, "q", ErrorCode.QUANTILE, "pass a level in [0, 1], e.g. 0.95", open_interval=False)
+        table = self.statistics.reshape(self.n_bootstraps, -1)
+        return _present(self.layout, np.quantile(table, level, axis=0))
+
+
+def _callable_statistics(series, method, statistic, seed, n_bootstraps, point):
+    out = np.empty((n_bootstraps, len(point)))
+    weights, centres = _tapering(series, method)
+    for first in range(0, n_bootstraps, CALLABLE_CHUNK):
+        last = min(first + CALLABLE_CHUNK, n_bootstraps)
+        rows = index_matrix(method, series.n, seed, last, first=first)
+        for r, row in enumerate(rows):
+            sample = series.values[row]
+            if weights.size:
+                sample = centres + np.resize(weights, series.n)[:, None] * (sample - centres)
+            components = statistic_components(statistic.function(sample[:, 0] if series.univariate else sample),
+                                              f"replicate {first + r}")
+            if len(components) != len(point):
+                raise InvalidParameterError(ErrorCode.STATISTIC_RESULT, "statistic",
+                                            f"returned {len(components)} values on replicate {first + r} "
+                                            f"but {len(point)} on the original data",
+                                            "return the same number of values for every sample")
+            out[first + r] = components
+    return out
+
+
+def _point(series, statistic):
+    if statistic.kind == "callable":
+        sample = series.values[:, 0] if series.univariate else series.values
+        return statistic_components(statistic.function(sample), "the original data")
+    levels = np.asarray(statistic.levels, dtype=float)
+    out = np.empty(series.d * max(1, len(levels)))
+    offset = 0
+    for column in _columns(series):
+        offset = kernels.reduce_column(kernels.KIND_CODES[statistic.kind], levels, column, out, offset)
+    return tuple(float(v) for v in out[:offset])
+
+
+def _reduce_statistics(series, method, statistic, seed, n_bootstraps, width):
+    if statistic.kind == "callable":
+        return None
+    out = np.empty((n_bootstraps, width))
+    kind = kernels.KIND_CODES[statistic.kind]
+    plan, root = row_plan(method, series.n), root_key(seed)
+    columns = _columns(series)
+    if kind in (kernels.MEAN, kernels.VAR, kernels.STD) and not isinstance(method, (IID, TaperedBlock)):
+        means = np.array([kernels.compensated_sum(c) / series.n for c in columns])
+        kernels.block_mean_var(plan, root, 0, columns - means[:, None], means, kind, out)
+    else:
+        weights, centres = _tapering(series, method)
+        levels = np.asarray(statistic.levels, dtype=float)
+        kernels.gather_reduce(plan, root, 0, columns, weights, centres, kind, levels, out)
+    return out
+
+
+def bootstrap(x, method, n_bootstraps=999, seed=None, *, memory_budget=DEFAULT_MEMORY_BUDGET):
+    """Resample ``x`` with ``method``; a :class:`BootstrapResult` (see reference.bootstrap).
+
+    ``memory_budget`` (bytes, default 1 GiB) caps what ``indices()`` and ``values()``
+    may allocate; a larger request raises InvalidParameterError (code MEMORY_BUDGET).
+    """
+    memory_budget = _check_memory_budget(memory_budget)
+    series, method, n_bootstraps, seed = _prepare(x, method, n_bootstraps, seed)
+    return BootstrapResult(method, n_bootstraps, seed, STREAM_VERSION, memory_budget, series)
+
+
+def bootstrap_reduce(x, method, statistic, n_bootstraps=999, seed=None):
+    """Bootstrap distribution of ``statistic``; a :class:`ReduceResult`.
+
+    Named statistics run in fused Numba kernels (one replicate per work item; mean, var
+    and std of untapered block methods by block algebra). A callable receives each
+    resampled series as a float64 array ((n,) or (n, d)) and is evaluated in chunks of
+    ``CALLABLE_CHUNK`` replicates: correct, but slower by the Python call per replicate.
+    """
+    series, method, n_bootstraps, seed = _prepare(x, method, n_bootstraps, seed)
+    statistic = check_statistic(statistic)
+    point = _point(series, statistic)
+    layout = statistic_layout(statistic, series, len(point))
+    out = _reduce_statistics(series, method, statistic, seed, n_bootstraps, len(point))
+    if out is None:
+        out = _callable_statistics(series, method, statistic, seed, n_bootstraps, point)
+    statistics = out[:, 0] if layout.scalar else out
+    return ReduceResult(statistic, method, n_bootstraps, seed, STREAM_VERSION, statistics,
+                        _present(layout, point), layout.labels, layout, point)
+
+
+def conf_int(x, statistic, method, alpha=0.05, kind="percentile", n_bootstraps=999, seed=None):
+    """Two-sided bootstrap confidence interval: unpacks as (lower, upper, point).
+
+    Same definitions as ``reference.conf_int`` (see ``reference.intervals``).
+    """
+    kind = check_kind(kind)
+    alpha = check_alpha(alpha)
+    if check_n_bootstraps(n_bootstraps) < 2:
+        raise InvalidParameterError(ErrorCode.N_BOOTSTRAPS, "n_bootstraps", "an interval needs at least 2 replicates",
+                                    "pass n_bootstraps=999 or more")
+    result = bootstrap_reduce(x, method, statistic, n_bootstraps, seed)
+    point = result.point_components
+    bounds = [interval(kind, result.component(k), point[k], alpha) for k in range(len(point))]
+    lower = _present(result.layout, [b[0] for b in bounds])
+    upper = _present(result.layout, [b[1] for b in bounds])
+    return ConfidenceInterval(lower, upper, result.point, kind, alpha, result.method, result.n_bootstraps,
+                              result.seed, STREAM_VERSION)
