@@ -64,7 +64,7 @@ def _check_memory_budget(memory_budget):
 def _tapering(series, method):
     """(weights, column means): empty weights for untapered methods."""
     if isinstance(method, TaperedBlock):
-        return taper_weights(method), np.array([kernels.compensated_sum(c) / series.n for c in _columns(series)])
+        return taper_weights(method), kernels.centre_columns(_columns(series))[1]
     return np.zeros(0), np.zeros(series.d)
 
 
@@ -203,8 +203,7 @@ def _reduce_statistics(series, method, statistic, seed, n_bootstraps, width):
     plan, root = row_plan(method, series.n), root_key(seed)
     columns = _columns(series)
     if kind in (kernels.MEAN, kernels.VAR, kernels.STD) and not isinstance(method, (IID, TaperedBlock)):
-        means = np.array([kernels.compensated_sum(c) / series.n for c in columns])
-        kernels.block_mean_var(plan, root, 0, columns - means[:, None], means, kind, out)
+        kernels.block_mean_var(plan, root, 0, columns, kind, out)
     else:
         weights, centres = _tapering(series, method)
         levels = np.asarray(statistic.levels, dtype=float)

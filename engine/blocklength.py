@@ -13,6 +13,10 @@ Differences from the reference are in arithmetic only:
   the reference's correctly rounded fsum mean);
 * each autocovariance is one ``np.dot`` of the centred column with its lagged self, and
   the band test's sums of squares come from cumulative sums over the few lags needed;
+* each column is first scaled by a power of two to a maximum magnitude in [0.5, 1):
+  exact, so the rounding is unchanged, but data of magnitude ~1e200 (whose squares the
+  reference overflows into a bare ValueError) or ~1e-200 (whose squares it underflows
+  into a "zero long-run variance" error) get the estimate of the same data at scale 1;
 * lags stop at the flat-top bandwidth M once m_hat is known, since g_k for k > M never
   enters the estimate (a persistent series, with no insignificant run, still costs
   m_max + 1 dot products of length n, as in the reference and arch).
@@ -90,6 +94,11 @@ def _column_estimates(column):
     if column.min() == column.max():
         raise InvalidDataError(ErrorCode.BLOCK_LENGTH_ESTIMATE, "x", "a constant series has no dependence to measure",
                                "pass an explicit block length instead of 'auto'")
+    # The estimate is scale-free. Scaling by a power of two is exact, so it changes no
+    # rounding in the range where the reference works, and keeps squares and products
+    # finite for data near the float limits (where the reference's fsum overflows).
+    _, exponent = math.frexp(float(np.max(np.abs(column))))
+    column = np.ldexp(column, -exponent)
     centre = column.mean()
     centre += (column - centre).mean()  # removes most of the pairwise sum's rounding
     e = column - centre

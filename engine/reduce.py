@@ -175,9 +175,17 @@ def _block_mean_var_kernel(layout, n, block_length, start_count, start_scale, wr
                 out[r, c] = variance if kind == VAR else np.sqrt(variance)
 
 
-def block_mean_var(plan, root, first, centred, means, kind, out):
-    """Fill ``out`` (B, d) with mean/var/std by block algebra; ``centred`` is (d, n) data
-    minus its column means ``means``. Untapered block layouts only."""
+def centre_columns(columns):
+    """(columns minus their means, the means): centring bounds the prefix sums by
+    sum |x - mean| instead of sum |x|, which is what keeps block algebra accurate."""
+    means = np.array([compensated_sum(column) / column.shape[0] for column in columns])
+    return columns - means[:, None], means
+
+
+def block_mean_var(plan, root, first, columns, kind, out):
+    """Fill ``out`` (B, d) with mean/var/std of untapered block replicates by block
+    algebra on the (d, n) ``columns``."""
+    centred, means = centre_columns(columns)
     centred_high, centred_low = _prefix_table(centred)
     squares_high, squares_low = _prefix_table(centred * centred)
     _block_mean_var_kernel(*plan.arguments(), root[0], root[1], first, centred_high, centred_low,

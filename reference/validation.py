@@ -103,7 +103,7 @@ def statistic_components(value, replicate):
         components = (_component(value, replicate),)
     elif hasattr(value, "tolist") or isinstance(value, (list, tuple)):
         raw = value.tolist() if hasattr(value, "tolist") else value
-        raw = raw if isinstance(raw, list) else [raw]
+        raw = list(raw) if isinstance(raw, (list, tuple)) else [raw]
         if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in raw):
             raise InvalidParameterError(ErrorCode.STATISTIC_RESULT, "statistic",
                                         f"returned non-numbers on {replicate}",
