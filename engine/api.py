@@ -69,7 +69,8 @@ def _tapering(series, method):
 
 
 def _columns(series):
-    return np.ascontiguousarray(series.values.T)
+    """(d, n) C-ordered copy of the data: never a view, since reduce_column works in place."""
+    return np.array(series.values.T, order="C")
 
 
 @dataclass(frozen=True)
@@ -105,17 +106,10 @@ class BootstrapResult:
         target = np.dtype(_DTYPES[dtype])
         n, d = self.series.n, self.series.d
         shape = (self.n_bootstraps, n) if self.series.univariate else (self.n_bootstraps, n, d)
-        _check_budget(shape, target.itemsize + 4, self.memory_budget, "the materialized tensor with its indices")
-        rows = self.indices()
-        data = self.series.values
+        _check_budget(shape, target.itemsize, self.memory_budget, "the materialized tensor")
         weights, centres = _tapering(self.series, self.method)
         out = np.empty((self.n_bootstraps, n, d), dtype=target)
-        if not weights.size and target == data.dtype:
-            np.take(data, rows, axis=0, out=out)
-        else:  # row by row, so no float64 (B, n, d) temporary doubles the footprint
-            tiled = np.resize(weights, n)[:, None]
-            for r, row in enumerate(rows):
-                out[r] = centres + tiled * (data[row] - centres) if weights.size else data[row]
+        kernels.materialize(row_plan(self.method, n), root_key(self.seed), 0, self.series.values, weights, centres, out)
         return out[:, :, 0] if self.series.univariate else out
 
 

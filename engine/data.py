@@ -30,10 +30,11 @@ _PLAIN_NUMBERS = frozenset({float, int})
 _NO_TOLIST = _PLAIN_NUMBERS | {list, tuple}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # eq on an array field would be ambiguous: compare by identity
 class Series:
     """Checked data: ``values`` is a private C-contiguous float64 array of shape (n, d),
-    every entry finite, one row per observation (rows are resampled together).
+    every entry finite, one row per observation (rows are resampled together). It is a
+    copy of the caller's data; the engine reads it and never writes to it.
 
     ``univariate`` is True for 1-D input (a list, a 1-D array or a pandas Series), whose
     statistics come back as plain floats; its values still have shape (n, 1).
@@ -108,9 +109,10 @@ def _where(i, j, univariate, labels):
 def _check_finite(values, univariate, labels, original):
     """Raise the reference's error for the first non-finite entry of ``values`` (n, d),
     in column-major order; ``original(i, j)`` is the caller's element there."""
-    bad = ~np.isfinite(values)
-    if not bad.any():
+    finite = np.isfinite(values)
+    if finite.all():
         return
+    bad = ~finite
     j = int(np.argmax(bad.any(axis=0)))
     i = int(np.argmax(bad[:, j]))
     _checked_number(original(i, j), _where(i, j, univariate, labels))
@@ -138,9 +140,10 @@ def _to_float_array(items):
         return None
 
 
-def _from_flat(items):
-    """(n, 1) values of a sequence of scalars, checked in position order."""
-    column = _to_float_array(items) if set(map(type, items)) <= _PLAIN_NUMBERS else None
+def _from_flat(items, kinds):
+    """(n, 1) values of a sequence of scalars of exact types ``kinds``, checked in
+    position order."""
+    column = _to_float_array(items) if kinds <= _PLAIN_NUMBERS else None
     if column is None:  # anything unusual: the reference's element-by-element rules
         column = np.array([_checked_number(v, f"position {i}") for i, v in enumerate(items)], dtype=np.float64)
     values = column.reshape(-1, 1)
@@ -173,15 +176,17 @@ def _from_sequence(items, labels):
     """(values, univariate) of what the reference reads as nested Python lists."""
     if not isinstance(items, (list, tuple)) or len(items) == 0:
         raise _shape_error("empty or scalar input", "pass at least two observations")
-    if not set(map(type, items)) <= _NO_TOLIST:  # rows given as arrays, numpy scalars
+    kinds = set(map(type, items))  # one C-speed pass; most decisions need only the types
+    if not kinds <= _NO_TOLIST:  # rows given as arrays, numpy scalars
         items = [item.tolist() if hasattr(item, "tolist") else item for item in items]
+        kinds = set(map(type, items))
     _check_labels(labels)
-    nested = [issubclass(kind, (list, tuple)) for kind in set(map(type, items))]
+    nested = [issubclass(kind, (list, tuple)) for kind in kinds]
     if any(nested) and not all(nested):
         raise _shape_error("mixes numbers and rows", "pass either one series or a list of equal-length rows")
     if nested[0]:
         return _from_rows(items, labels), False
-    return _from_flat(items), True
+    return _from_flat(items, kinds), True
 
 
 def as_array(x):

@@ -1,9 +1,9 @@
 """Buffered word streams and exact draws, as ``reference/draws.py`` defines them.
 
-A stream is a (key, purpose) pair plus a buffer of its next words and a cursor
-``state = [position in buffer, next Philox block]``. Filling the buffer is a loop with
-no branch, which LLVM vectorises; the draws then consume words strictly in order, so
-rejections cost one more word exactly as in the reference.
+A stream is a (key, purpose) pair plus a buffer of its next words (a multiple of 4) and
+a cursor ``state = [position in buffer, next Philox block]``. Filling the buffer is a
+loop with no branch, which LLVM vectorises; the draws then consume words strictly in
+order, so rejections cost one more word exactly as in the reference.
 """
 
 import numpy as np
@@ -15,7 +15,6 @@ from .philox import philox4x32_10
 
 BLOCK_START = np.uint64(int(Purpose.BLOCK_START))
 BLOCK_LENGTH = np.uint64(int(Purpose.BLOCK_LENGTH))
-STREAM_BUFFER_WORDS = 64  # a multiple of 4: 16 Philox blocks per refill
 _MASK32 = np.uint64(0xFFFFFFFF)
 _S32 = np.uint64(32)
 _ZERO = np.uint64(0)
@@ -91,12 +90,19 @@ def bounded64(buffer, state, k0, k1, purpose, bound):
 def geometric(buffer, state, k0, k1, purpose, span, thresholds):
     """Exact Geometric(1/m) length from the table (span, thresholds) of reference.draws."""
     banked = 0
+    count = thresholds.shape[0]
     while True:
         u = bounded64(buffer, state, k0, k1, purpose, span)
-        for k in range(thresholds.shape[0]):
-            if u < thresholds[k]:
-                return banked + k + 1
-        banked += thresholds.shape[0]
+        if u < thresholds[count - 1]:
+            low, high = 0, count - 1  # the first k with u < thresholds[k] lies in [low, high]
+            while low < high:
+                middle = (low + high) // 2
+                if u < thresholds[middle]:
+                    high = middle
+                else:
+                    low = middle + 1
+            return banked + low + 1
+        banked += count
 
 
 def geometric_table(mean):

@@ -33,8 +33,8 @@ def bootstrap_standard_error(replicates):
     and se differs only by the rounding of the sum of squares: at most about (B/2 + 1) u
     relative (u = 2**-53; the worst case of any summation order of non-negative terms,
     halved by the square root), a few ulps in practice. Scaling by a power of two first
-    is exact and keeps the squares finite for huge replicates, where the reference's se
-    overflows to inf.
+    is exact and keeps the squares finite for huge replicates (where the reference's se
+    overflows to inf) and non-zero for tiny ones (where its squares underflow to 0).
     """
     replicates = np.asarray(replicates, dtype=np.float64)
     largest = float(np.max(np.abs(replicates)))

@@ -4,24 +4,29 @@ B x n tensor.
 Statistics match ``reference/reduce.py``: mean, population variance (ddof=0), std,
 median (mean of the two middle values for even n) and numpy's linear quantile rule.
 
-Accuracy (u = 2**-53, S = sum |x_i| of the gathered values):
+Accuracy, with u = 2**-53 and S the sum of |values| summed:
 
-* sums are Neumaier-compensated, so a mean is within 3 u S / n + u |mean| of the
-  correctly rounded mean the reference computes with math.fsum;
-* variance: the same bound applied to both passes (see tests/test_engine_reduce.py);
+* sums add blocks of 16 values by a fixed pairwise tree (at most 4 roundings each, and
+  vectorisable) and accumulate the block sums with Knuth's error-free TwoSum, so a sum
+  is within 6 u S of exact and a mean within 6 u S / n + u |mean| of the correctly
+  rounded mean the reference computes with math.fsum;
+* variance: that bound on both passes (tests/test_engine_api.py states the combination);
 * median and quantiles sort the gathered values and are exactly the reference's.
 
-Block algebra (``_block_mean_var_kernel``): for untapered block methods the mean and
-variance of a replicate are sums over its blocks of differences of compensated prefix
-sums of the *centred* data c = x - mean(x), O(number of blocks) per replicate instead of
-O(n). Centring keeps |prefix| <= sum |c_i|, so each block sum is within 4 u sum|c_i| of
-exact and a replicate mean within (4 m + 3) u sum|c_i| / n + u |mean| (m blocks).
+Block algebra (``block_mean_var``): for untapered block methods a replicate's mean and
+variance are sums over its m blocks of differences of prefix sums of the *centred*
+data c = x - mean(x): O(m) per replicate instead of O(n). The prefix sums are built with
+TwoSum and rounded once, so each is within u sum|c_i| of exact (centring keeps them that
+small), and a replicate mean is within (2 m + 2) u sum|c_i| / n + 2 u |mean| of exact.
+
+Kernels run tasks of ``REPLICATES_PER_TASK`` replicates in parallel, each task with its
+own scratch; a replicate's result depends only on (seed, replicate), never on the task.
 """
 
 import numpy as np
 from numba import njit, prange
 
-from .indices import fill_row, new_streams, next_block
+from .indices import REPLICATES_PER_TASK, fill_row, new_scratch, next_block, reset_streams
 from .keys import replicate_key
 
 MEAN, VAR, STD, MEDIAN, QUANTILES = 0, 1, 2, 3, 4
@@ -30,20 +35,26 @@ KIND_CODES = {"mean": MEAN, "var": VAR, "std": STD, "median": MEDIAN, "quantile"
 
 @njit(cache=True, inline="always")
 def _two_sum(total, compensation, value):
+    # Knuth's TwoSum: the rounding error of total + value, exactly, without a branch.
     updated = total + value
-    if abs(total) >= abs(value):
-        compensation += (total - updated) + value
-    else:
-        compensation += (value - updated) + total
-    return updated, compensation
+    virtual = updated - total
+    error = (total - (updated - virtual)) + (value - virtual)
+    return updated, compensation + error
 
 
 @njit(cache=True)
-def compensated_sum(values):
-    """Neumaier's compensated sum of a 1-D float64 array."""
+def accurate_sum(values, count):
+    """Sum of values[:count]: pairwise blocks of 16, block sums accumulated with TwoSum."""
     total, compensation = 0.0, 0.0
-    for value in values:
-        total, compensation = _two_sum(total, compensation, value)
+    full = count - count % 16
+    for i in range(0, full, 16):
+        lane0 = (values[i] + values[i + 4]) + (values[i + 8] + values[i + 12])
+        lane1 = (values[i + 1] + values[i + 5]) + (values[i + 9] + values[i + 13])
+        lane2 = (values[i + 2] + values[i + 6]) + (values[i + 10] + values[i + 14])
+        lane3 = (values[i + 3] + values[i + 7]) + (values[i + 11] + values[i + 15])
+        total, compensation = _two_sum(total, compensation, (lane0 + lane1) + (lane2 + lane3))
+    for i in range(full, count):
+        total, compensation = _two_sum(total, compensation, values[i])
     return total + compensation
 
 
@@ -64,121 +75,143 @@ def quantile_of_sorted(ordered, level):
 
 @njit(cache=True)
 def reduce_column(kind, levels, gathered, out, offset):
-    """Write the statistic of one gathered column into out[offset:...]; return the new offset."""
+    """Write the statistic of ``gathered`` (overwritten) into out[offset:]; return the
+    offset after it."""
     n = gathered.shape[0]
     if kind == MEAN or kind == VAR or kind == STD:
-        centre = compensated_sum(gathered) / n
+        centre = accurate_sum(gathered, n) / n
         if kind == MEAN:
             out[offset] = centre
             return offset + 1
-        total, compensation = 0.0, 0.0
-        for value in gathered:
-            deviation = value - centre
-            total, compensation = _two_sum(total, compensation, deviation * deviation)
-        variance = (total + compensation) / n
+        for i in range(n):
+            deviation = gathered[i] - centre
+            gathered[i] = deviation * deviation
+        variance = accurate_sum(gathered, n) / n
         out[offset] = variance if kind == VAR else np.sqrt(variance)
         return offset + 1
-    ordered = np.sort(gathered)
+    gathered.sort()
     if kind == MEDIAN:
         half = n // 2
-        out[offset] = ordered[half] if n % 2 else (ordered[half - 1] + ordered[half]) / 2.0
+        out[offset] = gathered[half] if n % 2 else (gathered[half - 1] + gathered[half]) / 2.0
         return offset + 1
     for j in range(levels.shape[0]):
-        out[offset + j] = quantile_of_sorted(ordered, levels[j])
+        out[offset + j] = quantile_of_sorted(gathered, levels[j])
     return offset + levels.shape[0]
 
 
 @njit(cache=True, parallel=True)
 def _gather_reduce_kernel(layout, n, block_length, start_count, start_scale, wrap, span, thresholds,
                           root_lo, root_hi, first, columns, weights, centres, kind, levels, out):
-    """out[r] = statistic of replicate first + r; ``columns`` is (d, n), ``weights`` the
-    taper weights (empty when untapered)."""
     d = columns.shape[0]
     tapered = weights.shape[0] > 0
-    for r in prange(out.shape[0]):
-        k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
-        row = np.empty(n, dtype=np.int32)
-        gathered = np.empty(n, dtype=np.float64)
-        fill_row(layout, n, block_length, start_count, start_scale, wrap, span, thresholds, k0, k1, row)
-        offset = 0
-        for c in range(d):
-            column = columns[c]
-            if tapered:
-                centre = centres[c]
-                for i in range(n):
-                    gathered[i] = centre + weights[i % block_length] * (column[row[i]] - centre)
-            else:
-                for i in range(n):
-                    gathered[i] = column[row[i]]
-            offset = reduce_column(kind, levels, gathered, out[r], offset)
+    for task in prange((out.shape[0] + REPLICATES_PER_TASK - 1) // REPLICATES_PER_TASK):
+        starts_buffer, lengths_buffer, states, row, gathered = new_scratch(n, block_length)
+        for r in range(task * REPLICATES_PER_TASK, min((task + 1) * REPLICATES_PER_TASK, out.shape[0])):
+            k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
+            fill_row(layout, n, block_length, start_count, start_scale, wrap, span, thresholds, k0, k1, row,
+                     starts_buffer, lengths_buffer, states)
+            offset = 0
+            for c in range(d):
+                column = columns[c]
+                if tapered:
+                    centre = centres[c]
+                    for i in range(n):
+                        gathered[i] = centre + weights[i % block_length] * (column[row[i]] - centre)
+                else:
+                    for i in range(n):
+                        gathered[i] = column[row[i]]
+                offset = reduce_column(kind, levels, gathered, out[r], offset)
 
 
 def gather_reduce(plan, root, first, columns, weights, centres, kind, levels, out):
-    """Fill ``out`` (rows first .. first + len(out) - 1) with the fused gather kernel."""
+    """Fill ``out`` (rows first .. first + len(out) - 1) with the fused gather kernel:
+    ``columns`` is (d, n), ``weights`` the taper weights (empty when untapered)."""
     _gather_reduce_kernel(*plan.arguments(), root[0], root[1], first, columns, weights, centres,
                           kind, levels, out)
 
 
+@njit(cache=True, parallel=True)
+def _materialize_kernel(layout, n, block_length, start_count, start_scale, wrap, span, thresholds,
+                        root_lo, root_hi, first, data, weights, centres, out):
+    d = data.shape[1]
+    tapered = weights.shape[0] > 0
+    for task in prange((out.shape[0] + REPLICATES_PER_TASK - 1) // REPLICATES_PER_TASK):
+        starts_buffer, lengths_buffer, states, row, _ = new_scratch(n, block_length)
+        for r in range(task * REPLICATES_PER_TASK, min((task + 1) * REPLICATES_PER_TASK, out.shape[0])):
+            k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
+            fill_row(layout, n, block_length, start_count, start_scale, wrap, span, thresholds, k0, k1, row,
+                     starts_buffer, lengths_buffer, states)
+            target = out[r]
+            for i in range(n):
+                source = data[row[i]]
+                for c in range(d):
+                    if tapered:
+                        target[i, c] = centres[c] + weights[i % block_length] * (source[c] - centres[c])
+                    else:
+                        target[i, c] = source[c]
+
+
+def materialize(plan, root, first, data, weights, centres, out):
+    """Fill the preallocated ``out`` (R, n, d), in its own dtype, with replicates
+    first .. first + R - 1 of the (n, d) ``data``."""
+    _materialize_kernel(*plan.arguments(), root[0], root[1], first, data, weights, centres, out)
+
+
 @njit(cache=True)
-def compensated_prefix(values):
-    """(high, low) arrays of length n + 1: prefix sums as unevaluated pairs high + low."""
-    n = values.shape[0]
-    high = np.zeros(n + 1)
-    low = np.zeros(n + 1)
+def rounded_prefix(values):
+    """Prefix sums p[0] = 0, p[k] = sum(values[:k]), accumulated with TwoSum and rounded
+    once each (so every p[k] is within u sum|values| of exact)."""
+    prefix = np.zeros(values.shape[0] + 1)
     total, compensation = 0.0, 0.0
-    for i in range(n):
+    for i in range(values.shape[0]):
         total, compensation = _two_sum(total, compensation, values[i])
-        high[i + 1] = total
-        low[i + 1] = compensation
-    return high, low
+        prefix[i + 1] = total + compensation
+    return prefix
 
 
 @njit(cache=True, inline="always")
-def _segment(high, low, start, stop):
-    return (high[stop] - high[start]) + (low[stop] - low[start])
-
-
-@njit(cache=True, inline="always")
-def _wrapped_segment(high, low, n, start, length):
+def _wrapped_segment(prefix, n, start, length):
     if start + length <= n:
-        return _segment(high, low, start, start + length)
-    return _segment(high, low, start, n) + _segment(high, low, 0, start + length - n)
+        return prefix[start + length] - prefix[start]
+    return (prefix[n] - prefix[start]) + prefix[start + length - n]
 
 
 @njit(cache=True, parallel=True)
 def _block_mean_var_kernel(layout, n, block_length, start_count, start_scale, wrap, span, thresholds,
-                           root_lo, root_hi, first, centred_high, centred_low, squares_high, squares_low,
-                           means, kind, out):
-    """Mean / var / std of every replicate from block sums of centred prefix sums."""
+                           root_lo, root_hi, first, sums_prefix, squares_prefix, means, kind, out):
     d = means.shape[0]
-    for r in prange(out.shape[0]):
-        k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
-        starts_buffer, lengths_buffer, starts_state, lengths_state = new_streams()
+    for task in prange((out.shape[0] + REPLICATES_PER_TASK - 1) // REPLICATES_PER_TASK):
+        starts_buffer, lengths_buffer, states, _, _ = new_scratch(n, block_length)
         sums = np.zeros(d)
         squares = np.zeros(d)
-        filled = 0
-        while filled < n:
-            start, length = next_block(layout, block_length, start_count, start_scale, span, thresholds, k0, k1,
-                                       starts_buffer, lengths_buffer, starts_state, lengths_state)
-            length = min(length, n - filled)
+        for r in range(task * REPLICATES_PER_TASK, min((task + 1) * REPLICATES_PER_TASK, out.shape[0])):
+            k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
+            reset_streams(starts_buffer, lengths_buffer, states)
+            sums[:] = 0.0
+            squares[:] = 0.0
+            filled = 0
+            while filled < n:
+                start, length = next_block(layout, block_length, start_count, start_scale, span, thresholds,
+                                           k0, k1, starts_buffer, lengths_buffer, states)
+                length = min(length, n - filled)
+                for c in range(d):
+                    sums[c] += _wrapped_segment(sums_prefix[c], n, start, length)
+                    if kind != MEAN:
+                        squares[c] += _wrapped_segment(squares_prefix[c], n, start, length)
+                filled += length
             for c in range(d):
-                sums[c] += _wrapped_segment(centred_high[c], centred_low[c], n, start, length)
-                if kind != MEAN:
-                    squares[c] += _wrapped_segment(squares_high[c], squares_low[c], n, start, length)
-            filled += length
-        for c in range(d):
-            shift = sums[c] / n
-            if kind == MEAN:
-                out[r, c] = means[c] + shift
-            else:
-                variance = max(squares[c] / n - shift * shift, 0.0)
-                out[r, c] = variance if kind == VAR else np.sqrt(variance)
+                shift = sums[c] / n
+                if kind == MEAN:
+                    out[r, c] = means[c] + shift
+                else:
+                    variance = max(squares[c] / n - shift * shift, 0.0)
+                    out[r, c] = variance if kind == VAR else np.sqrt(variance)
 
 
 def centre_columns(columns):
     """(columns minus their means, the means): centring bounds the prefix sums by
     sum |x - mean| instead of sum |x|, which is what keeps block algebra accurate."""
-    means = np.array([compensated_sum(column) / column.shape[0] for column in columns])
+    means = np.array([accurate_sum(column, column.shape[0]) / column.shape[0] for column in columns])
     return columns - means[:, None], means
 
 
@@ -186,12 +219,6 @@ def block_mean_var(plan, root, first, columns, kind, out):
     """Fill ``out`` (B, d) with mean/var/std of untapered block replicates by block
     algebra on the (d, n) ``columns``."""
     centred, means = centre_columns(columns)
-    centred_high, centred_low = _prefix_table(centred)
-    squares_high, squares_low = _prefix_table(centred * centred)
-    _block_mean_var_kernel(*plan.arguments(), root[0], root[1], first, centred_high, centred_low,
-                           squares_high, squares_low, means, kind, out)
-
-
-def _prefix_table(columns):
-    pairs = [compensated_prefix(np.ascontiguousarray(column)) for column in columns]
-    return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+    sums_prefix = np.array([rounded_prefix(np.ascontiguousarray(c)) for c in centred])
+    squares_prefix = np.array([rounded_prefix(np.ascontiguousarray(c * c)) for c in centred])
+    _block_mean_var_kernel(*plan.arguments(), root[0], root[1], first, sums_prefix, squares_prefix, means, kind, out)
