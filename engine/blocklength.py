@@ -13,28 +13,26 @@ Differences from the reference are in arithmetic only:
   the reference's correctly rounded fsum mean);
 * each autocovariance is one ``np.dot`` of the centred column with its lagged self, and
   the band test's sums of squares come from cumulative sums over the few lags needed;
-* each column is first scaled by a power of two to a maximum magnitude in [0.5, 1):
-  exact, so the rounding is unchanged, but data of magnitude ~1e200 (whose squares the
-  reference overflows into a bare ValueError) or ~1e-200 (whose squares it underflows
-  into a "zero long-run variance" error) get the estimate of the same data at scale 1;
+* each column is first scaled by a power of two to a maximum magnitude in [0.5, 1), as
+  in the reference: exact, and it keeps squares finite for data near the float limits;
 * lags stop at the flat-top bandwidth M once m_hat is known, since g_k for k > M never
   enters the estimate (a persistent series, with no insignificant run, still costs
-  m_max + 1 dot products of length n, as in the reference and arch).
+  m_max + 1 dot products of length n, as in the reference and arch: about 23 s for a
+  random walk of 10**7 observations here, against 0.4 s for white noise).
 
 The raw estimates agree with the reference's to about 1e-12 relative (the test allows
 1e-10); the band test is a threshold, so a column whose autocorrelation lies within
-rounding of the band could in principle pick a different m_hat.
+rounding of the band could in principle pick a different m_hat. Columns with fewer than
+``MIN_ESTIMATE_OBSERVATIONS`` values, or constant ones, are refused by the shared check.
 """
 
 import math
-import warnings
-from dataclasses import replace
 
 import numpy as np
 
-from reference.blocklength import BlockLengthEstimate
-from reference.errors import BlockLengthWarning, ErrorCode, InvalidDataError, InvalidParameterError
-from reference.specs import AUTO, IID, NonOverlappingBlock, StationaryBlock
+from reference import blocklength as reference_blocklength
+from reference.blocklength import BlockLengthEstimate, check_estimable
+from reference.errors import ErrorCode, InvalidDataError
 
 from .data import as_array
 
@@ -91,9 +89,7 @@ def _autocovariances(e, max_lag, run, band):
 def _column_estimates(column):
     """(stationary, circular) raw estimates of one contiguous float64 column."""
     n = column.shape[0]
-    if column.min() == column.max():
-        raise InvalidDataError(ErrorCode.BLOCK_LENGTH_ESTIMATE, "x", "a constant series has no dependence to measure",
-                               "pass an explicit block length instead of 'auto'")
+    check_estimable(n, column.min() == column.max())
     # The estimate is scale-free. Scaling by a power of two is exact, so it changes no
     # rounding in the range where the reference works, and keeps squares and products
     # finite for data near the float limits (where the reference's fsum overflows).
@@ -124,59 +120,23 @@ def _column_estimates(column):
     return stationary, circular
 
 
-def _resolved(estimate, n):
-    return min(max(1, math.ceil(estimate)), n)
-
-
 def estimate_block_length(series):
     """:class:`~reference.blocklength.BlockLengthEstimate` of a checked engine
-    :class:`~engine.data.Series`: floats for univariate data, per-column tuples otherwise."""
-    pairs = [_column_estimates(np.ascontiguousarray(series.values[:, j])) for j in range(series.d)]
-    stationary = tuple(p[0] for p in pairs)
-    circular = tuple(p[1] for p in pairs)
-    return BlockLengthEstimate(
-        stationary[0] if series.univariate else stationary,
-        circular[0] if series.univariate else circular,
-        max(_resolved(s, series.n) for s in stationary),
-        max(_resolved(c, series.n) for c in circular),
-        series.labels,
-    )
+    :class:`~engine.data.Series`, from this module's column arithmetic."""
+    return reference_blocklength.estimate_block_length(series, _column_estimates)
 
 
 def optimal_block_length(x):
     """Politis-White (2004, corrected 2009) optimal block lengths of ``x``, in observations.
 
     Returns a :class:`~reference.blocklength.BlockLengthEstimate`. Raises
-    InvalidDataError for bad data, a constant column or a zero long-run variance.
+    InvalidDataError for bad data, a constant or too short column, or a zero long-run
+    variance.
     """
     return estimate_block_length(as_array(x))
 
 
 def resolve_method(method, series):
-    """Return ``method`` with ``"auto"`` replaced by an int, checked against n.
-
-    ``series`` is an engine :class:`~engine.data.Series`. A block length above n raises
-    InvalidParameterError; one equal to n is allowed with a :class:`BlockLengthWarning`,
-    since every replicate is then the original series up to rotation (so is a
-    non-overlapping length above n / 2, which leaves one block).
-    """
-    if isinstance(method, IID):
-        return method
-    field_name = "mean_block_length" if isinstance(method, StationaryBlock) else "block_length"
-    length = method.block_length
-    if length == AUTO:
-        estimate = estimate_block_length(series)
-        length = estimate.stationary_length if isinstance(method, StationaryBlock) else estimate.circular_length
-        method = replace(method, **{field_name: length})
-    n = series.n
-    if length > n:
-        raise InvalidParameterError(ErrorCode.BLOCK_LENGTH, field_name,
-                                    f"{length} exceeds the series length n = {n}",
-                                    f"pass a length between 1 and {n}, or 'auto'")
-    if length == n:
-        warnings.warn(f"{field_name} equals the series length n = {n}: every replicate is the "
-                      "original series up to rotation", BlockLengthWarning, stacklevel=3)
-    elif isinstance(method, NonOverlappingBlock) and n // length == 1:
-        warnings.warn(f"block_length {length} leaves room for one non-overlapping block in n = {n}: "
-                      "every replicate is the same series", BlockLengthWarning, stacklevel=3)
-    return method
+    """``reference.blocklength.resolve_method`` (checks, warnings, rounding of "auto")
+    with this module's column arithmetic."""
+    return reference_blocklength.resolve_method(method, series, _column_estimates)

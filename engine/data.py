@@ -18,7 +18,7 @@ from itertools import chain
 import numpy as np
 
 # The reference owns the limit and the wording of its errors; reuse them, not copies.
-from reference.data import _FIX_TYPE, MAX_OBSERVATIONS
+from reference.data import FIX_TYPE, MAX_OBSERVATIONS, reject_temporal
 from reference.errors import DataTypeError, ErrorCode, InvalidDataError
 from reference.validation import finite_float
 
@@ -55,12 +55,16 @@ class Series:
         """Number of variables (columns)."""
         return self.values.shape[1]
 
+    def columns_for_estimate(self):
+        """Contiguous float64 columns, as block-length estimation reads them."""
+        return [np.ascontiguousarray(self.values[:, j]) for j in range(self.d)]
+
 
 def _checked_number(value, where):
     """``float(value)``, or the reference's error for an unusable element at ``where``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         shown = type(value).__name__ if not isinstance(value, (str, bytes)) else repr(value)
-        raise DataTypeError(ErrorCode.DATA_TYPE, "x", f"non-numeric value {shown} at {where}", _FIX_TYPE)
+        raise DataTypeError(ErrorCode.DATA_TYPE, "x", f"non-numeric value {shown} at {where}", FIX_TYPE)
     return finite_float(value, "x", ErrorCode.DATA_NOT_FINITE, _FIX_NOT_FINITE.format(where), InvalidDataError)
 
 
@@ -72,18 +76,22 @@ def _unwrap(x):
     """Return (what the reference reads: an array-like read via ``tolist`` or the caller's
     list/tuple; the column labels or None). Same duck typing as the reference."""
     if isinstance(x, (str, bytes)):
-        raise DataTypeError(ErrorCode.DATA_TYPE, "x", f"got a {type(x).__name__}", _FIX_TYPE)
+        raise DataTypeError(ErrorCode.DATA_TYPE, "x", f"got a {type(x).__name__}", FIX_TYPE)
     if hasattr(x, "columns") and hasattr(x, "to_numpy"):  # pandas DataFrame
+        for dtype in getattr(x, "dtypes", ()):
+            reject_temporal(dtype)
         return x.to_numpy(), tuple(x.columns)
     if hasattr(x, "to_numpy"):  # pandas Series
+        reject_temporal(getattr(x, "dtype", None))
         return x.to_numpy(), None
     if hasattr(x, "tolist") and hasattr(x, "ndim"):  # numpy array
+        reject_temporal(x.dtype)
         if x.ndim > 2:
             raise _shape_error(f"{x.ndim}-D input", _FIX_DIMENSIONS)
         return x, None
     if isinstance(x, (list, tuple)):
         return x, None
-    raise DataTypeError(ErrorCode.DATA_TYPE, "x", f"unsupported type {type(x).__name__}", _FIX_TYPE)
+    raise DataTypeError(ErrorCode.DATA_TYPE, "x", f"unsupported type {type(x).__name__}", FIX_TYPE)
 
 
 def _is_numeric_array(source):

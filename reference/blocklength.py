@@ -54,11 +54,30 @@ def flat_top_bandwidth(m_hat, m_max):
     return min(2 * max(m_hat, 1), m_max) if m_hat is not None else m_max
 
 
+MIN_ESTIMATE_OBSERVATIONS = 6  # below this the flat-top window spans every lag: sigma2 = 0
+
+
+def check_estimable(n, constant):
+    """Refuse a column whose block length cannot be estimated (shared by both twins)."""
+    fix = "pass an explicit block length instead of 'auto'"
+    if n < MIN_ESTIMATE_OBSERVATIONS:
+        # With n <= 5 the window weights every lag 1, so sigma2 = (sum of e)**2 / n = 0
+        # exactly and any estimate would be rounding noise.
+        raise InvalidDataError(ErrorCode.BLOCK_LENGTH_ESTIMATE, "x",
+                               f"{n} observations are too few to estimate a block length "
+                               f"(at least {MIN_ESTIMATE_OBSERVATIONS})", fix)
+    if constant:
+        raise InvalidDataError(ErrorCode.BLOCK_LENGTH_ESTIMATE, "x", "a constant series has no dependence to measure",
+                               fix)
+
+
 def _column_estimates(column):
     n = len(column)
-    if min(column) == max(column):
-        raise InvalidDataError(ErrorCode.BLOCK_LENGTH_ESTIMATE, "x", "a constant series has no dependence to measure",
-                               "pass an explicit block length instead of 'auto'")
+    check_estimable(n, min(column) == max(column))
+    # The estimate is scale-free; scaling by a power of two is exact and keeps squares
+    # finite for data near the float limits.
+    exponent = math.frexp(max(abs(v) for v in column))[1]
+    column = [math.ldexp(v, -exponent) for v in column]
     centre = math.fsum(column) / n
     e = [v - centre for v in column]
     cap = float(math.ceil(min(3.0 * math.sqrt(n), n / 3.0)))
@@ -100,9 +119,11 @@ class BlockLengthEstimate:
     labels: tuple = None
 
 
-def estimate_block_length(series):
-    """:class:`BlockLengthEstimate` of an already checked :class:`~reference.data.Series`."""
-    pairs = [_column_estimates(column) for column in series.columns]
+def estimate_block_length(series, column_estimates=None):
+    """:class:`BlockLengthEstimate` of an already checked series (either twin's: it needs
+    ``n``, ``univariate``, ``labels`` and ``columns_for_estimate()``), from the
+    (stationary, circular) pairs of ``column_estimates`` (default: this module's)."""
+    pairs = [(column_estimates or _column_estimates)(column) for column in series.columns_for_estimate()]
     stationary = tuple(p[0] for p in pairs)
     circular = tuple(p[1] for p in pairs)
     return BlockLengthEstimate(
@@ -123,8 +144,10 @@ def optimal_block_length(x):
     return estimate_block_length(as_series(x))
 
 
-def resolve_method(method, series):
+def resolve_method(method, series, column_estimates=None):
     """Return ``method`` with ``"auto"`` replaced by an int, checked against n.
+
+    ``column_estimates`` is the twin's per-column estimator (see estimate_block_length).
 
     A block length above n raises InvalidParameterError; one equal to n is allowed with
     a :class:`BlockLengthWarning`, since every replicate is then the original series up
@@ -135,7 +158,7 @@ def resolve_method(method, series):
     field_name = "mean_block_length" if isinstance(method, StationaryBlock) else "block_length"
     length = method.block_length
     if length == AUTO:
-        estimate = estimate_block_length(series)
+        estimate = estimate_block_length(series, column_estimates)
         length = estimate.stationary_length if isinstance(method, StationaryBlock) else estimate.circular_length
         method = replace(method, **{field_name: length})
     n = series.n

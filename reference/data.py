@@ -13,7 +13,7 @@ from .errors import DataTypeError, ErrorCode, InvalidDataError
 from .validation import finite_float
 
 MAX_OBSERVATIONS = (1 << 31) - 1  # positions are int32 in the engine
-_FIX_TYPE = "pass numbers: a list, a numpy array or a pandas Series/DataFrame of floats"
+FIX_TYPE = "pass numbers: a list, a numpy array or a pandas Series/DataFrame of floats"
 
 
 @dataclass(frozen=True)
@@ -37,15 +37,26 @@ class Series:
     def d(self):
         return len(self.columns)
 
+    def columns_for_estimate(self):
+        """The columns as block-length estimation reads them."""
+        return self.columns
+
     def rows(self):
         """The observations as n tuples of d floats."""
         return list(zip(*self.columns))
 
 
+def reject_temporal(dtype):
+    """Refuse datetime64/timedelta64 data: their integer ticks are not observations."""
+    if getattr(dtype, "kind", "") in ("M", "m"):
+        raise DataTypeError(ErrorCode.DATA_TYPE, "x", f"{dtype} values are times, not numbers",
+                            "pass the numeric series (e.g. returns or differences), not the time stamps")
+
+
 def _number(value, where):
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         shown = type(value).__name__ if not isinstance(value, (str, bytes)) else repr(value)
-        raise DataTypeError(ErrorCode.DATA_TYPE, "x", f"non-numeric value {shown} at {where}", _FIX_TYPE)
+        raise DataTypeError(ErrorCode.DATA_TYPE, "x", f"non-numeric value {shown} at {where}", FIX_TYPE)
     return finite_float(value, "x", ErrorCode.DATA_NOT_FINITE,
                         f"drop or impute NaN, infinite and overflowing values (at {where}) before bootstrapping",
                         InvalidDataError)
@@ -54,19 +65,23 @@ def _number(value, where):
 def _unwrap(x):
     """Return (nested Python lists, univariate flag or None if unknown, labels)."""
     if isinstance(x, (str, bytes)):
-        raise DataTypeError(ErrorCode.DATA_TYPE, "x", f"got a {type(x).__name__}", _FIX_TYPE)
+        raise DataTypeError(ErrorCode.DATA_TYPE, "x", f"got a {type(x).__name__}", FIX_TYPE)
     if hasattr(x, "columns") and hasattr(x, "to_numpy"):  # pandas DataFrame
+        for dtype in getattr(x, "dtypes", ()):
+            reject_temporal(dtype)
         return x.to_numpy().tolist(), False, tuple(x.columns)
     if hasattr(x, "to_numpy"):  # pandas Series
+        reject_temporal(getattr(x, "dtype", None))
         return x.to_numpy().tolist(), True, None
     if hasattr(x, "tolist") and hasattr(x, "ndim"):  # numpy array
+        reject_temporal(x.dtype)
         if x.ndim > 2:
             raise InvalidDataError(ErrorCode.DATA_SHAPE, "x", f"{x.ndim}-D input",
                                    "pass one series (1-D) or n rows of d variables (2-D)")
         return x.tolist(), None, None
     if isinstance(x, (list, tuple)):
         return x, None, None
-    raise DataTypeError(ErrorCode.DATA_TYPE, "x", f"unsupported type {type(x).__name__}", _FIX_TYPE)
+    raise DataTypeError(ErrorCode.DATA_TYPE, "x", f"unsupported type {type(x).__name__}", FIX_TYPE)
 
 
 def as_series(x):

@@ -39,6 +39,7 @@ def bootstrap_standard_error(replicates):
 
 def interval(kind, replicates, point, alpha):
     """Return (lower, upper) for one scalar statistic; ``replicates`` are its B values."""
+    kind = check_kind(kind)
     if kind == "normal":
         half_width = NormalDist().inv_cdf(1.0 - alpha / 2.0) * bootstrap_standard_error(replicates)
         return point - half_width, point + half_width

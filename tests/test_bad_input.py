@@ -278,6 +278,10 @@ def _review_cases():
                      InvalidDataError, ErrorCode.DATA_SHAPE, "x", id="duplicate-column-labels"),
         pytest.param(lambda t: _reduce(t, statistic=("quantile", (0.5, 0.5))), InvalidParameterError,
                      ErrorCode.QUANTILE, "statistic", id="duplicate-quantile-levels"),
+        pytest.param(lambda t: _reduce(t, np.array(["2024-01-01", "2024-01-02", "2024-01-03"], dtype="datetime64[ns]")),
+                     DataTypeError, ErrorCode.DATA_TYPE, "x", id="datetime64-ns-stamps"),
+        pytest.param(lambda t: t.optimal_block_length([1.0, 2.0, 0.5, 3.0, 1.5]), InvalidDataError,
+                     ErrorCode.BLOCK_LENGTH_ESTIMATE, "x", id="auto-on-five-values"),
     ]
 
 
