@@ -72,48 +72,65 @@ def _mul_64x64(a, b):
 
 
 @njit(cache=True, inline="always")
-def bounded64(buffer, state, k0, k1, purpose, bound):
-    """Uniform integer on [0, bound) for a uint64 bound (two words per attempt)."""
+def bounded64(buffer, state, k0, k1, purpose, bound, threshold):
+    """Uniform integer on [0, bound) for a uint64 bound (two words per attempt);
+    ``threshold`` = (2**64 - bound) mod bound, precomputed (a 64-bit modulo per draw
+    would cost more than the draw)."""
     high_word = word(buffer, state, k0, k1, purpose)
     u = (high_word << _S32) | word(buffer, state, k0, k1, purpose)
     high, low = _mul_64x64(u, bound)
-    if low < bound:
-        threshold = (_ZERO - bound) % bound
-        while low < threshold:
-            high_word = word(buffer, state, k0, k1, purpose)
-            u = (high_word << _S32) | word(buffer, state, k0, k1, purpose)
-            high, low = _mul_64x64(u, bound)
+    while low < threshold:
+        high_word = word(buffer, state, k0, k1, purpose)
+        u = (high_word << _S32) | word(buffer, state, k0, k1, purpose)
+        high, low = _mul_64x64(u, bound)
     return high
 
 
+# Layout of a packed geometric table (one uint64 array, so kernels take one argument):
+SPAN, SPAN_THRESHOLD, GUIDE_SHIFT, COUNT, THRESHOLDS = 0, 1, 2, 3, 4
+GUIDE_CELLS = 64
+
+
 @njit(cache=True, inline="always")
-def geometric(buffer, state, k0, k1, purpose, span, thresholds):
-    """Exact Geometric(1/m) length from the table (span, thresholds) of reference.draws."""
+def geometric(buffer, state, k0, k1, purpose, table):
+    """Exact Geometric(1/m) length from a packed table (see :func:`geometric_table`):
+    the draws of reference.draws.WordStream.geometric, word for word."""
+    count = np.int64(table[COUNT])
+    guide = THRESHOLDS + count
+    shift = table[GUIDE_SHIFT]
     banked = 0
-    count = thresholds.shape[0]
     while True:
-        u = bounded64(buffer, state, k0, k1, purpose, span)
-        if u < thresholds[count - 1]:
-            low, high = 0, count - 1  # the first k with u < thresholds[k] lies in [low, high]
-            while low < high:
-                middle = (low + high) // 2
-                if u < thresholds[middle]:
-                    high = middle
-                else:
-                    low = middle + 1
-            return banked + low + 1
+        u = bounded64(buffer, state, k0, k1, purpose, table[SPAN], table[SPAN_THRESHOLD])
+        # The guide cell of u gives how many thresholds lie below the cell; from there a
+        # scan of usually zero or one step finds how many lie at or below u.
+        passed = np.int64(table[guide + np.int64(u >> shift)])
+        while passed < count and table[THRESHOLDS + passed] <= u:
+            passed += 1
+        if passed < count:
+            return banked + passed + 1
         banked += count
 
 
 def geometric_table(mean):
-    """(span, thresholds) of Geometric(1/mean) for an integer mean >= 2, built by integer
-    multiplications only: span = mean**j < 2**64 with j maximal, thresholds[k-1] =
-    span - (mean - 1)**k * mean**(j - k). For mean 1 an empty table (every length is 1)."""
+    """Packed uint64 table of Geometric(1/mean) for an integer mean >= 1.
+
+    [span, (2**64 - span) % span, guide shift, j, thresholds (j), guide (64)], with j the
+    largest count with mean**j <= 2**58, c = (2**64 - 1) // mean**j, span = c * mean**j
+    and thresholds[k-1] = span - c * (mean - 1)**k * mean**(j - k), built by integer
+    multiplications only (as in reference.draws). The
+    guide maps the top bits of u to the number of thresholds below that cell: it only
+    speeds the search and never changes a length. For mean 1 the table is empty (j = 0):
+    every length is 1 and no word is drawn.
+    """
     if mean < 2:
-        return np.uint64(1), np.zeros(0, dtype=np.uint64)
-    trials, span = 0, 1
-    while span * mean < (1 << 64):
-        span *= mean
+        return np.array([1, 0, 0, 0], dtype=np.uint64)
+    trials, power = 0, 1
+    while power * mean <= 1 << 58:
+        power *= mean
         trials += 1
-    thresholds = [span - (mean - 1) ** k * mean ** (trials - k) for k in range(1, trials + 1)]
-    return np.uint64(span), np.array(thresholds, dtype=np.uint64)
+    scale = ((1 << 64) - 1) // power
+    span = scale * power
+    thresholds = [span - scale * (mean - 1) ** k * mean ** (trials - k) for k in range(1, trials + 1)]
+    shift = max(span.bit_length() - GUIDE_CELLS.bit_length() + 1, 0)
+    guide = [sum(1 for t in thresholds if t <= cell << shift) for cell in range(GUIDE_CELLS)]
+    return np.array([span, ((1 << 64) - span) % span, shift, trials] + thresholds + guide, dtype=np.uint64)

@@ -11,7 +11,7 @@ from numba import njit, prange
 from reference.indices import STREAM_VERSION
 from reference.specs import IID, CircularBlock, MovingBlock, NonOverlappingBlock, StationaryBlock, TaperedBlock
 
-from .draws import BLOCK_LENGTH, BLOCK_START, bounded, geometric, geometric_table, refill
+from .draws import BLOCK_LENGTH, BLOCK_START, COUNT, bounded, geometric, geometric_table, refill
 from .keys import replicate_key, root_key
 
 __all__ = ["STREAM_VERSION", "RowPlan", "row_plan", "fill_row", "index_matrix"]
@@ -27,35 +27,36 @@ class RowPlan:
     """Everything ``fill_row`` needs for a resolved method and length n, computed once.
 
     ``start_count`` admissible block starts, each scaled by ``start_scale``; ``wrap``
-    whether blocks wrap at n; ``span``/``thresholds`` the geometric table (stationary).
+    whether blocks wrap at n; ``table`` the packed geometric table (stationary; empty
+    otherwise).
     """
 
-    __slots__ = ("layout", "n", "block_length", "start_count", "start_scale", "wrap", "span", "thresholds")
+    __slots__ = ("layout", "n", "block_length", "start_count", "start_scale", "wrap", "table")
 
-    def __init__(self, layout, n, block_length, start_count, start_scale, wrap, span, thresholds):
+    def __init__(self, layout, n, block_length, start_count, start_scale, wrap, table):
         self.layout, self.n, self.block_length = layout, n, block_length
         self.start_count, self.start_scale, self.wrap = start_count, start_scale, wrap
-        self.span, self.thresholds = span, thresholds
+        self.table = table
 
     def arguments(self):
         return (self.layout, self.n, self.block_length, np.uint64(self.start_count), self.start_scale,
-                self.wrap, self.span, self.thresholds)
+                self.wrap, self.table)
 
 
 def row_plan(method, n):
     """The :class:`RowPlan` of a resolved method (integer block length in [1, n])."""
-    no_table = (np.uint64(1), np.zeros(0, dtype=np.uint64))
+    no_table = geometric_table(1)
     if isinstance(method, IID):
-        return RowPlan(IID_ROWS, n, 1, n, 1, False, *no_table)
+        return RowPlan(IID_ROWS, n, 1, n, 1, False, no_table)
     b = method.block_length
     if isinstance(method, StationaryBlock):
-        return RowPlan(STATIONARY_ROWS, n, b, n, 1, True, *geometric_table(b))
+        return RowPlan(STATIONARY_ROWS, n, b, n, 1, True, geometric_table(b))
     if isinstance(method, (MovingBlock, TaperedBlock)):
-        return RowPlan(FIXED_ROWS, n, b, n - b + 1, 1, False, *no_table)
+        return RowPlan(FIXED_ROWS, n, b, n - b + 1, 1, False, no_table)
     if isinstance(method, CircularBlock):
-        return RowPlan(FIXED_ROWS, n, b, n, 1, True, *no_table)
+        return RowPlan(FIXED_ROWS, n, b, n, 1, True, no_table)
     if isinstance(method, NonOverlappingBlock):
-        return RowPlan(FIXED_ROWS, n, b, n // b, b, False, *no_table)
+        return RowPlan(FIXED_ROWS, n, b, n // b, b, False, no_table)
     raise TypeError(f"not a resolved method spec: {method!r}")
 
 
@@ -90,15 +91,15 @@ def reset_streams(starts_buffer, lengths_buffer, states):
 
 
 @njit(cache=True, inline="always")
-def next_block(layout, block_length, start_count, start_scale, span, thresholds, k0, k1,
+def next_block(layout, block_length, start_count, start_scale, table, k0, k1,
                starts_buffer, lengths_buffer, states):
     """(start, length) of the replicate's next block (layouts other than IID_ROWS)."""
     start = np.int64(bounded(starts_buffer, states[0], k0, k1, BLOCK_START, start_count)) * start_scale
     if layout != STATIONARY_ROWS:
         return start, block_length
-    if thresholds.shape[0] == 0:
+    if table[COUNT] == 0:
         return start, 1
-    return start, geometric(lengths_buffer, states[1], k0, k1, BLOCK_LENGTH, span, thresholds)
+    return start, geometric(lengths_buffer, states[1], k0, k1, BLOCK_LENGTH, table)
 
 
 @njit(cache=True, inline="always")
@@ -119,7 +120,7 @@ def _iid_row(n, bound, k0, k1, row, starts_buffer, state):
 
 
 @njit(cache=True)
-def fill_row(layout, n, block_length, start_count, start_scale, wrap, span, thresholds, k0, k1, row,
+def fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, row,
              starts_buffer, lengths_buffer, states):
     """Write replicate (k0, k1)'s n positions into ``row`` (int32), using the scratch
     buffers of :func:`new_scratch`."""
@@ -129,7 +130,7 @@ def fill_row(layout, n, block_length, start_count, start_scale, wrap, span, thre
         return
     filled = 0
     while filled < n:
-        start, length = next_block(layout, block_length, start_count, start_scale, span, thresholds, k0, k1,
+        start, length = next_block(layout, block_length, start_count, start_scale, table, k0, k1,
                                    starts_buffer, lengths_buffer, states)
         stop = min(length, n - filled)
         if wrap:
@@ -146,13 +147,13 @@ def fill_row(layout, n, block_length, start_count, start_scale, wrap, span, thre
 
 
 @njit(cache=True, parallel=True)
-def _index_matrix(layout, n, block_length, start_count, start_scale, wrap, span, thresholds,
+def _index_matrix(layout, n, block_length, start_count, start_scale, wrap, table,
                   root_lo, root_hi, first, out):
     for task in prange((out.shape[0] + REPLICATES_PER_TASK - 1) // REPLICATES_PER_TASK):
         starts_buffer, lengths_buffer, states, _, _ = new_scratch(n, block_length)
         for r in range(task * REPLICATES_PER_TASK, min((task + 1) * REPLICATES_PER_TASK, out.shape[0])):
             k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
-            fill_row(layout, n, block_length, start_count, start_scale, wrap, span, thresholds, k0, k1, out[r],
+            fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, out[r],
                      starts_buffer, lengths_buffer, states)
 
 

@@ -37,12 +37,13 @@ class Purpose(IntEnum):
 class GeometricTable:
     """Integer inverse-CDF table of Geometric(1/m) for an integer mean m >= 2.
 
-    ``span`` is m**j for the largest j with m**j < 2**64. A uniform integer u on
-    [0, span) has j independent base-m "trials" in it; the length is the smallest k <= j
-    with ``u < thresholds[k - 1]``, where ``thresholds[k - 1] = span - (m - 1)**k *
-    m**(j - k)``, so P(L > k) = ((m - 1)/m)**k exactly. If u passes every threshold,
-    j failures are banked and a fresh u is drawn (memorylessness), so the tail is never
-    truncated.
+    j is the largest count with m**j <= 2**58, c = (2**64 - 1) // m**j (so c >= 64) and
+    ``span`` = c * m**j < 2**64, which keeps Lemire's rejection rate for a uniform u on
+    [0, span) at most 1/64 (a span of m**j alone can reject 45% of words, at m = 10).
+    The length is the smallest k <= j with ``u < thresholds[k - 1]``, where
+    ``thresholds[k - 1] = span - c * (m - 1)**k * m**(j - k)``, so P(L > k) =
+    ((m - 1)/m)**k exactly. If u passes every threshold, j failures are banked and a
+    fresh u is drawn (memorylessness), so the tail is never truncated.
     """
 
     mean: int
@@ -52,12 +53,13 @@ class GeometricTable:
 
 def geometric_table(mean):
     """Build the :class:`GeometricTable` of an integer mean >= 2 by multiplications only."""
-    trials = 0
-    span = 1
-    while span * mean < (1 << 64):
-        span *= mean
+    trials, power = 0, 1
+    while power * mean <= 1 << 58:
+        power *= mean
         trials += 1
-    thresholds = tuple(span - (mean - 1) ** k * mean ** (trials - k) for k in range(1, trials + 1))
+    scale = ((1 << 64) - 1) // power
+    span = scale * power
+    thresholds = tuple(span - scale * (mean - 1) ** k * mean ** (trials - k) for k in range(1, trials + 1))
     return GeometricTable(mean, span, thresholds)
 
 

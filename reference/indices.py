@@ -13,7 +13,7 @@ from .draws import Purpose, WordStream, geometric_table
 from .keys import replicate_key, root_key
 from .specs import IID, CircularBlock, MovingBlock, NonOverlappingBlock, StationaryBlock, TaperedBlock
 
-STREAM_VERSION = 1  # bump with any change to philox, keys, draws or this file's rows
+STREAM_VERSION = 2  # 2: geometric spans scaled to reject < 1/64 of words. Bump with any change to philox, keys, draws or this file's rows
 
 
 def moving_start_count(n, block_length):

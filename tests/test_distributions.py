@@ -109,7 +109,7 @@ def test_geometric_lengths_have_the_right_mean_variance_and_tail(mean):
 
 def test_negative_control_truncated_geometric_tail_fails():
     mean = 37
-    table = geometric_table(mean)  # 12 base-37 trials per 64-bit draw
+    table = geometric_table(mean)  # 11 base-37 trials per 64-bit draw
     stream = _stream(mean, Purpose.BLOCK_LENGTH)
     truncated = lambda: min(stream.geometric(table), len(table.thresholds) * 4)  # noqa: E731
     failures, _ = _geometric_failures(truncated, mean, 20_000)

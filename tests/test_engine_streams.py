@@ -46,12 +46,20 @@ def test_replicate_keys_equal_the_reference(seed, replicate):
 
 @pytest.mark.parametrize("mean", [1, 2, 3, 10, 37, 1000, 2**31 + 11])
 def test_geometric_tables_equal_the_reference(mean):
-    span, thresholds = engine_draws.geometric_table(mean)
+    table = engine_draws.geometric_table(mean)
+    count = int(table[engine_draws.COUNT])
     if mean == 1:
-        assert thresholds.size == 0
+        assert count == 0
         return
-    table = geometric_table(mean)
-    assert int(span) == table.span and [int(t) for t in thresholds] == list(table.thresholds)
+    reference_table = geometric_table(mean)
+    thresholds = [int(t) for t in table[engine_draws.THRESHOLDS:engine_draws.THRESHOLDS + count]]
+    assert int(table[engine_draws.SPAN]) == reference_table.span and thresholds == list(reference_table.thresholds)
+    # The guide may only skip thresholds that every u in its cell passes.
+    shift = int(table[engine_draws.GUIDE_SHIFT])
+    guide = [int(g) for g in table[engine_draws.THRESHOLDS + count:]]
+    assert len(guide) == engine_draws.GUIDE_CELLS
+    assert all(guide[cell] == sum(1 for t in thresholds if t <= cell << shift) for cell in range(len(guide)))
+    assert (reference_table.span - 1) >> shift < engine_draws.GUIDE_CELLS
 
 
 @st.composite
