@@ -58,36 +58,8 @@ def bounded(buffer, state, k0, k1, purpose, bound):
     return product >> _S32
 
 
-@njit(cache=True, inline="always")
-def _mul_64x64(a, b):
-    """(high, low) 64-bit halves of the 128-bit product of two uint64."""
-    a_lo, a_hi = a & _MASK32, a >> _S32
-    b_lo, b_hi = b & _MASK32, b >> _S32
-    lo_lo = a_lo * b_lo
-    lo_hi = a_lo * b_hi
-    hi_lo = a_hi * b_lo
-    cross = (lo_lo >> _S32) + (lo_hi & _MASK32) + (hi_lo & _MASK32)
-    high = a_hi * b_hi + (lo_hi >> _S32) + (hi_lo >> _S32) + (cross >> _S32)
-    return high, a * b
-
-
-@njit(cache=True, inline="always")
-def bounded64(buffer, state, k0, k1, purpose, bound, threshold):
-    """Uniform integer on [0, bound) for a uint64 bound (two words per attempt);
-    ``threshold`` = (2**64 - bound) mod bound, precomputed (a 64-bit modulo per draw
-    would cost more than the draw)."""
-    high_word = word(buffer, state, k0, k1, purpose)
-    u = (high_word << _S32) | word(buffer, state, k0, k1, purpose)
-    high, low = _mul_64x64(u, bound)
-    while low < threshold:
-        high_word = word(buffer, state, k0, k1, purpose)
-        u = (high_word << _S32) | word(buffer, state, k0, k1, purpose)
-        high, low = _mul_64x64(u, bound)
-    return high
-
-
 # Layout of a packed geometric table (one uint64 array, so kernels take one argument):
-SPAN, SPAN_THRESHOLD, GUIDE_SHIFT, COUNT, THRESHOLDS = 0, 1, 2, 3, 4
+SPAN, GUIDE_SHIFT, COUNT, THRESHOLDS = 0, 1, 2, 3
 GUIDE_CELLS = 64
 
 
@@ -100,7 +72,9 @@ def geometric(buffer, state, k0, k1, purpose, table):
     shift = table[GUIDE_SHIFT]
     banked = 0
     while True:
-        u = bounded64(buffer, state, k0, k1, purpose, table[SPAN], table[SPAN_THRESHOLD])
+        u = (word(buffer, state, k0, k1, purpose) << _S32) | word(buffer, state, k0, k1, purpose)
+        while u >= table[SPAN]:  # plain rejection: span >= (63/64) 2**64
+            u = (word(buffer, state, k0, k1, purpose) << _S32) | word(buffer, state, k0, k1, purpose)
         # The guide cell of u gives how many thresholds lie below the cell; from there a
         # scan of usually zero or one step finds how many lie at or below u.
         passed = np.int64(table[guide + np.int64(u >> shift)])
@@ -114,7 +88,7 @@ def geometric(buffer, state, k0, k1, purpose, table):
 def geometric_table(mean):
     """Packed uint64 table of Geometric(1/mean) for an integer mean >= 1.
 
-    [span, (2**64 - span) % span, guide shift, j, thresholds (j), guide (64)], with j the
+    [span, guide shift, j, thresholds (j), guide (64)], with j the
     largest count with mean**j <= 2**58, c = (2**64 - 1) // mean**j, span = c * mean**j
     and thresholds[k-1] = span - c * (mean - 1)**k * mean**(j - k), built by integer
     multiplications only (as in reference.draws). The
@@ -123,7 +97,7 @@ def geometric_table(mean):
     every length is 1 and no word is drawn.
     """
     if mean < 2:
-        return np.array([1, 0, 0, 0], dtype=np.uint64)
+        return np.array([1, 0, 0], dtype=np.uint64)
     trials, power = 0, 1
     while power * mean <= 1 << 58:
         power *= mean
@@ -133,4 +107,4 @@ def geometric_table(mean):
     thresholds = [span - scale * (mean - 1) ** k * mean ** (trials - k) for k in range(1, trials + 1)]
     shift = max(span.bit_length() - GUIDE_CELLS.bit_length() + 1, 0)
     guide = [sum(1 for t in thresholds if t <= cell << shift) for cell in range(GUIDE_CELLS)]
-    return np.array([span, ((1 << 64) - span) % span, shift, trials] + thresholds + guide, dtype=np.uint64)
+    return np.array([span, shift, trials] + thresholds + guide, dtype=np.uint64)

@@ -10,7 +10,6 @@ Distributions (integer arithmetic only, so both twins agree bit for bit):
 
 * ``bounded(s)``: uniform on [0, s) for 1 <= s <= 2**32, by Lemire's multiply-shift
   with rejection (one word per attempt).
-* ``bounded64(s)``: the same on [0, s) for s < 2**64, with 64-bit words.
 * ``word64()``: two consecutive words, the first one the high half.
 * ``geometric(table)``: an exact Geometric(1/m) length on {1, 2, ...}; see
   :func:`geometric_table`.
@@ -38,8 +37,8 @@ class GeometricTable:
     """Integer inverse-CDF table of Geometric(1/m) for an integer mean m >= 2.
 
     j is the largest count with m**j <= 2**58, c = (2**64 - 1) // m**j (so c >= 64) and
-    ``span`` = c * m**j < 2**64, which keeps Lemire's rejection rate for a uniform u on
-    [0, span) at most 1/64 (a span of m**j alone can reject 45% of words, at m = 10).
+    ``span`` = c * m**j < 2**64. A 64-bit word u is used if u < span and redrawn
+    otherwise, which happens for at most 1/64 of words, so u is uniform on [0, span).
     The length is the smallest k <= j with ``u < thresholds[k - 1]``, where
     ``thresholds[k - 1] = span - c * (m - 1)**k * m**(j - k)``, so P(L > k) =
     ((m - 1)/m)**k exactly. If u passes every threshold, j failures are banked and a
@@ -93,34 +92,27 @@ class WordStream:
         high = self.word()
         return (high << 32) | self.word()
 
-    @staticmethod
-    def _lemire(next_word, bits, bound):
-        """Lemire's multiply-shift of ``bits``-bit words onto [0, bound), with rejection
-        of the 2**bits mod bound low products that would bias it."""
-        mask = (1 << bits) - 1
-        product = next_word() * bound
-        low = product & mask
-        if low < bound:
-            threshold = ((1 << bits) - bound) % bound
-            while low < threshold:
-                product = next_word() * bound
-                low = product & mask
-        return product >> bits
-
     def bounded(self, bound):
-        """Uniform integer on [0, bound), 1 <= bound <= 2**32 (one word per attempt)."""
-        return self._lemire(self.word, 32, bound)
-
-    def bounded64(self, bound):
-        """Uniform integer on [0, bound), 1 <= bound < 2**64 (two words per attempt)."""
-        return self._lemire(self.word64, 64, bound)
+        """Uniform integer on [0, bound), 1 <= bound <= 2**32: Lemire's multiply-shift,
+        rejecting the 2**32 mod bound low products that would bias it (one word per
+        attempt)."""
+        product = self.word() * bound
+        low = product & MASK32
+        if low < bound:
+            threshold = ((1 << 32) - bound) % bound
+            while low < threshold:
+                product = self.word() * bound
+                low = product & MASK32
+        return product >> 32
 
     def geometric(self, table):
         """Exact Geometric(1 / table.mean) length on {1, 2, ...}; see GeometricTable."""
         banked = 0
         thresholds = table.thresholds
         while True:
-            u = self.bounded64(table.span)
+            u = self.word64()
+            while u >= table.span:  # plain rejection: span >= (63/64) 2**64
+                u = self.word64()
             for k, threshold in enumerate(thresholds, start=1):
                 if u < threshold:
                     return banked + k
