@@ -21,9 +21,9 @@ _ZERO = np.uint64(0)
 
 
 @njit(cache=True, inline="always")
-def refill(buffer, state, k0, k1, purpose):
-    """Fill ``buffer`` with the stream's words from Philox block ``state[1]`` on."""
-    first = state[1]
+def refill_from(buffer, first, k0, k1, purpose):
+    """Fill ``buffer`` with the stream's words from Philox block ``first`` on; return the
+    next block."""
     for j in range(buffer.shape[0] // 4):
         block = np.uint64(first + j)
         w0, w1, w2, w3 = philox4x32_10(block & _MASK32, block >> _S32, purpose, _ZERO, k0, k1)
@@ -31,8 +31,14 @@ def refill(buffer, state, k0, k1, purpose):
         buffer[4 * j + 1] = w1
         buffer[4 * j + 2] = w2
         buffer[4 * j + 3] = w3
+    return first + buffer.shape[0] // 4
+
+
+@njit(cache=True, inline="always")
+def refill(buffer, state, k0, k1, purpose):
+    """Fill ``buffer`` from the cursor's next block and point the cursor at its start."""
+    state[1] = refill_from(buffer, state[1], k0, k1, purpose)
     state[0] = 0
-    state[1] = first + buffer.shape[0] // 4
 
 
 @njit(cache=True, inline="always")
@@ -61,28 +67,6 @@ def bounded(buffer, state, k0, k1, purpose, bound):
 # Layout of a packed geometric table (one uint64 array, so kernels take one argument):
 SPAN, GUIDE_SHIFT, COUNT, THRESHOLDS = 0, 1, 2, 3
 GUIDE_CELLS = 64
-
-
-@njit(cache=True, inline="always")
-def geometric(buffer, state, k0, k1, purpose, table):
-    """Exact Geometric(1/m) length from a packed table (see :func:`geometric_table`):
-    the draws of reference.draws.WordStream.geometric, word for word."""
-    count = np.int64(table[COUNT])
-    guide = THRESHOLDS + count
-    shift = table[GUIDE_SHIFT]
-    banked = 0
-    while True:
-        u = (word(buffer, state, k0, k1, purpose) << _S32) | word(buffer, state, k0, k1, purpose)
-        while u >= table[SPAN]:  # plain rejection: span >= (63/64) 2**64
-            u = (word(buffer, state, k0, k1, purpose) << _S32) | word(buffer, state, k0, k1, purpose)
-        # The guide cell of u gives how many thresholds lie below the cell; from there a
-        # scan of usually zero or one step finds how many lie at or below u.
-        passed = np.int64(table[guide + np.int64(u >> shift)])
-        while passed < count and table[THRESHOLDS + passed] <= u:
-            passed += 1
-        if passed < count:
-            return banked + passed + 1
-        banked += count
 
 
 def geometric_table(mean):

@@ -11,7 +11,8 @@ from numba import njit, prange
 from reference.indices import STREAM_VERSION
 from reference.specs import IID, CircularBlock, MovingBlock, NonOverlappingBlock, StationaryBlock, TaperedBlock
 
-from .draws import BLOCK_LENGTH, BLOCK_START, COUNT, bounded, geometric, geometric_table, refill
+from .draws import (BLOCK_LENGTH, BLOCK_START, COUNT, GUIDE_SHIFT, SPAN, THRESHOLDS, bounded, geometric_table,
+                    refill, refill_from)
 from .keys import replicate_key, root_key
 
 __all__ = ["STREAM_VERSION", "RowPlan", "row_plan", "fill_row", "index_matrix"]
@@ -73,12 +74,12 @@ def stream_words(n, block_length):
 @njit(cache=True)
 def new_scratch(n, block_length):
     """Per-task work space: start and length word buffers, their cursors (rows 0 and 1
-    of ``states``: position in buffer, next Philox block), an index row and n floats."""
+    of ``states``: position in buffer, next Philox block), an index row, n floats, and
+    the starts and lengths of up to n blocks."""
     words = stream_words(n, block_length)
-    starts_buffer = np.empty(words, dtype=np.uint64)
-    lengths_buffer = np.empty(2 * words, dtype=np.uint64)
-    states = np.zeros((2, 2), dtype=np.int64)
-    return starts_buffer, lengths_buffer, states, np.empty(n, dtype=np.int32), np.empty(n, dtype=np.float64)
+    return (np.empty(words, dtype=np.uint64), np.empty(2 * words, dtype=np.uint64), np.zeros((2, 2), dtype=np.int64),
+            np.empty(n, dtype=np.int32), np.empty(n, dtype=np.float64),
+            np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -88,18 +89,6 @@ def reset_streams(starts_buffer, lengths_buffer, states):
     states[0, 1] = 0
     states[1, 0] = lengths_buffer.shape[0]
     states[1, 1] = 0
-
-
-@njit(cache=True, inline="always")
-def next_block(layout, block_length, start_count, start_scale, table, k0, k1,
-               starts_buffer, lengths_buffer, states):
-    """(start, length) of the replicate's next block (layouts other than IID_ROWS)."""
-    start = np.int64(bounded(starts_buffer, states[0], k0, k1, BLOCK_START, start_count)) * start_scale
-    if layout != STATIONARY_ROWS:
-        return start, block_length
-    if table[COUNT] == 0:
-        return start, 1
-    return start, geometric(lengths_buffer, states[1], k0, k1, BLOCK_LENGTH, table)
 
 
 @njit(cache=True, inline="always")
@@ -119,42 +108,113 @@ def _iid_row(n, bound, k0, k1, row, starts_buffer, state):
             row[i] = np.int32(bounded(starts_buffer, state, k0, k1, BLOCK_START, bound))
 
 
+@njit(cache=True, inline="always")
+def _fixed_blocks(n, block_length, start_count, start_scale, k0, k1, starts_buffer, state, starts, lengths):
+    """Blocks of a fixed-length layout from one vectorised fill of its start words; -1
+    if a word fell in Lemire's rejection zone (then the stream is walked word by word)."""
+    refill(starts_buffer, state, k0, k1, BLOCK_START)
+    blocks = (n + block_length - 1) // block_length
+    threshold = ((_MASK32 - start_count) + np.uint64(1)) % start_count
+    rejected = False
+    for i in range(blocks):
+        product = starts_buffer[i] * start_count
+        rejected |= (product & _MASK32) < threshold
+        starts[i] = np.int64(product >> _S32) * start_scale
+        lengths[i] = block_length
+    lengths[blocks - 1] = n - (blocks - 1) * block_length
+    if rejected:
+        state[0] = 0
+        for i in range(blocks):
+            starts[i] = np.int64(bounded(starts_buffer, state, k0, k1, BLOCK_START, start_count)) * start_scale
+    return blocks
+
+
+@njit(cache=True, inline="always")
+def _stationary_blocks(n, start_count, table, k0, k1, starts_buffer, lengths_buffer, starts, lengths):
+    # The draws of reference.draws (bounded starts, geometric lengths), with the cursors
+    # in registers rather than in the shared ``states`` array: this loop is the hot one.
+    start_cursor, start_next = 0, refill_from(starts_buffer, 0, k0, k1, BLOCK_START)
+    length_cursor, length_next = 0, refill_from(lengths_buffer, 0, k0, k1, BLOCK_LENGTH)
+    start_capacity, length_capacity = starts_buffer.shape[0], lengths_buffer.shape[0]
+    threshold = ((_MASK32 - start_count) + np.uint64(1)) % start_count
+    count = np.int64(table[COUNT])
+    span, shift, guide = table[SPAN], table[GUIDE_SHIFT], THRESHOLDS + count
+    filled, blocks = 0, 0
+    while filled < n:
+        while True:
+            if start_cursor == start_capacity:
+                start_next = refill_from(starts_buffer, start_next, k0, k1, BLOCK_START)
+                start_cursor = 0
+            product = starts_buffer[start_cursor] * start_count
+            start_cursor += 1
+            if (product & _MASK32) >= threshold:
+                break
+        length = 1
+        if count > 0:
+            banked = 0
+            while True:
+                if length_cursor + 2 > length_capacity:  # capacity is a multiple of 4: both or neither
+                    length_next = refill_from(lengths_buffer, length_next, k0, k1, BLOCK_LENGTH)
+                    length_cursor = 0
+                u = (lengths_buffer[length_cursor] << _S32) | lengths_buffer[length_cursor + 1]
+                length_cursor += 2
+                if u >= span:
+                    continue
+                passed = np.int64(table[guide + np.int64(u >> shift)])
+                while passed < count and table[THRESHOLDS + passed] <= u:
+                    passed += 1
+                if passed < count:
+                    length = banked + passed + 1
+                    break
+                banked += count
+        starts[blocks] = np.int64(product >> _S32)
+        lengths[blocks] = min(length, n - filled)
+        filled += lengths[blocks]
+        blocks += 1
+    return blocks
+
+
+@njit(cache=True, inline="always")
+def row_blocks(layout, n, block_length, start_count, start_scale, table, k0, k1,
+               starts_buffer, lengths_buffer, states, starts, lengths):
+    """Fill starts[:m] and lengths[:m] with the m blocks of a replicate's row (layouts
+    other than IID_ROWS; lengths already cut so they sum to n); return m."""
+    reset_streams(starts_buffer, lengths_buffer, states)
+    if layout == STATIONARY_ROWS:
+        return _stationary_blocks(n, start_count, table, k0, k1, starts_buffer, lengths_buffer, starts, lengths)
+    return _fixed_blocks(n, block_length, start_count, start_scale, k0, k1, starts_buffer, states[0], starts, lengths)
+
+
 @njit(cache=True)
-def fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, row,
-             starts_buffer, lengths_buffer, states):
-    """Write replicate (k0, k1)'s n positions into ``row`` (int32), using the scratch
-    buffers of :func:`new_scratch`."""
+def fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, row, scratch):
+    """Write replicate (k0, k1)'s n positions into ``row`` (int32), using the work space
+    of :func:`new_scratch`."""
+    starts_buffer, lengths_buffer, states, _, _, starts, lengths = scratch
     reset_streams(starts_buffer, lengths_buffer, states)
     if layout == IID_ROWS:
         _iid_row(n, start_count, k0, k1, row, starts_buffer, states[0])
         return
+    blocks = row_blocks(layout, n, block_length, start_count, start_scale, table, k0, k1,
+                        starts_buffer, lengths_buffer, states, starts, lengths)
     filled = 0
-    while filled < n:
-        start, length = next_block(layout, block_length, start_count, start_scale, table, k0, k1,
-                                   starts_buffer, lengths_buffer, states)
-        stop = min(length, n - filled)
-        if wrap:
-            position = start
-            for j in range(stop):
-                row[filled + j] = np.int32(position)
-                position += 1
-                if position == n:
-                    position = 0
-        else:
-            for j in range(stop):
-                row[filled + j] = np.int32(start + j)
-        filled += stop
+    for i in range(blocks):
+        position = starts[i]
+        for j in range(lengths[i]):
+            row[filled + j] = np.int32(position)
+            position += 1
+            if wrap and position == n:
+                position = 0
+        filled += lengths[i]
 
 
 @njit(cache=True, parallel=True)
 def _index_matrix(layout, n, block_length, start_count, start_scale, wrap, table,
                   root_lo, root_hi, first, out):
     for task in prange((out.shape[0] + REPLICATES_PER_TASK - 1) // REPLICATES_PER_TASK):
-        starts_buffer, lengths_buffer, states, _, _ = new_scratch(n, block_length)
+        scratch = new_scratch(n, block_length)
         for r in range(task * REPLICATES_PER_TASK, min((task + 1) * REPLICATES_PER_TASK, out.shape[0])):
             k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
-            fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, out[r],
-                     starts_buffer, lengths_buffer, states)
+            fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, out[r], scratch)
 
 
 def index_matrix(method, n, seed, n_bootstraps, first=0):

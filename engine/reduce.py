@@ -26,12 +26,8 @@ own scratch; a replicate's result depends only on (seed, replicate), never on th
 import numpy as np
 from numba import njit, prange
 
-from .draws import BLOCK_START, refill
-from .indices import FIXED_ROWS, REPLICATES_PER_TASK, fill_row, new_scratch, next_block, reset_streams
+from .indices import REPLICATES_PER_TASK, fill_row, new_scratch, row_blocks
 from .keys import replicate_key
-
-_MASK32 = np.uint64(0xFFFFFFFF)
-_S32 = np.uint64(32)
 
 MEAN, VAR, STD, MEDIAN, QUANTILES = 0, 1, 2, 3, 4
 KIND_CODES = {"mean": MEAN, "var": VAR, "std": STD, "median": MEDIAN, "quantile": QUANTILES}
@@ -109,11 +105,11 @@ def _gather_reduce_kernel(layout, n, block_length, start_count, start_scale, wra
     d = columns.shape[0]
     tapered = weights.shape[0] > 0
     for task in prange((out.shape[0] + REPLICATES_PER_TASK - 1) // REPLICATES_PER_TASK):
-        starts_buffer, lengths_buffer, states, row, gathered = new_scratch(n, block_length)
+        scratch = new_scratch(n, block_length)
+        row, gathered = scratch[3], scratch[4]
         for r in range(task * REPLICATES_PER_TASK, min((task + 1) * REPLICATES_PER_TASK, out.shape[0])):
             k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
-            fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, row,
-                     starts_buffer, lengths_buffer, states)
+            fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, row, scratch)
             offset = 0
             for c in range(d):
                 column = columns[c]
@@ -140,11 +136,11 @@ def _materialize_kernel(layout, n, block_length, start_count, start_scale, wrap,
     d = data.shape[1]
     tapered = weights.shape[0] > 0
     for task in prange((out.shape[0] + REPLICATES_PER_TASK - 1) // REPLICATES_PER_TASK):
-        starts_buffer, lengths_buffer, states, row, _ = new_scratch(n, block_length)
+        scratch = new_scratch(n, block_length)
+        row = scratch[3]
         for r in range(task * REPLICATES_PER_TASK, min((task + 1) * REPLICATES_PER_TASK, out.shape[0])):
             k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
-            fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, row,
-                     starts_buffer, lengths_buffer, states)
+            fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, row, scratch)
             target = out[r]
             for i in range(n):
                 source = data[row[i]]
@@ -174,40 +170,6 @@ def rounded_prefix(values):
 
 
 @njit(cache=True, inline="always")
-def _fixed_blocks(n, block_length, start_count, start_scale, k0, k1, starts_buffer, state, starts, lengths):
-    """Blocks of a fixed-length layout from one vectorised fill of its start words.
-    Returns the block count, or -1 if a word fell in Lemire's rejection zone (the caller
-    then walks the stream word by word)."""
-    refill(starts_buffer, state, k0, k1, BLOCK_START)
-    blocks = (n + block_length - 1) // block_length
-    threshold = ((_MASK32 - start_count) + np.uint64(1)) % start_count
-    rejected = False
-    for i in range(blocks):
-        product = starts_buffer[i] * start_count
-        rejected |= (product & _MASK32) < threshold
-        starts[i] = np.int64(product >> _S32) * start_scale
-        lengths[i] = block_length
-    lengths[blocks - 1] = n - (blocks - 1) * block_length
-    return -1 if rejected else blocks
-
-
-@njit(cache=True, inline="always")
-def _walked_blocks(layout, n, block_length, start_count, start_scale, table, k0, k1,
-                   starts_buffer, lengths_buffer, states, starts, lengths):
-    reset_streams(starts_buffer, lengths_buffer, states)
-    filled = 0
-    blocks = 0
-    while filled < n:
-        start, length = next_block(layout, block_length, start_count, start_scale, table,
-                                   k0, k1, starts_buffer, lengths_buffer, states)
-        starts[blocks] = start
-        lengths[blocks] = min(length, n - filled)
-        filled += lengths[blocks]
-        blocks += 1
-    return blocks
-
-
-@njit(cache=True, inline="always")
 def _block_total(prefix, c, n, wrap, starts, lengths, blocks):
     # Scalar accumulator and no wrap test per block in the common untapered cases.
     total = 0.0
@@ -229,19 +191,11 @@ def _block_mean_var_kernel(layout, n, block_length, start_count, start_scale, wr
                            root_lo, root_hi, first, sums_prefix, squares_prefix, means, kind, out):
     d = means.shape[0]
     for task in prange((out.shape[0] + REPLICATES_PER_TASK - 1) // REPLICATES_PER_TASK):
-        starts_buffer, lengths_buffer, states, _, _ = new_scratch(n, block_length)
-        starts = np.empty(n, dtype=np.int64)
-        lengths = np.empty(n, dtype=np.int64)
+        starts_buffer, lengths_buffer, states, _, _, starts, lengths = new_scratch(n, block_length)
         for r in range(task * REPLICATES_PER_TASK, min((task + 1) * REPLICATES_PER_TASK, out.shape[0])):
             k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
-            reset_streams(starts_buffer, lengths_buffer, states)
-            blocks = -1
-            if layout == FIXED_ROWS:
-                blocks = _fixed_blocks(n, block_length, start_count, start_scale, k0, k1, starts_buffer, states[0],
-                                       starts, lengths)
-            if blocks < 0:
-                blocks = _walked_blocks(layout, n, block_length, start_count, start_scale, table, k0, k1,
-                                        starts_buffer, lengths_buffer, states, starts, lengths)
+            blocks = row_blocks(layout, n, block_length, start_count, start_scale, table, k0, k1,
+                                starts_buffer, lengths_buffer, states, starts, lengths)
             for c in range(d):
                 shift = _block_total(sums_prefix, c, n, wrap, starts, lengths, blocks) / n
                 if kind == MEAN:
