@@ -66,17 +66,17 @@ def bounded(buffer, state, k0, k1, purpose, bound):
 
 # Layout of a packed geometric table (one uint64 array, so kernels take one argument):
 SPAN, GUIDE_SHIFT, COUNT, THRESHOLDS = 0, 1, 2, 3
-GUIDE_CELLS = 64
+GUIDE_CELLS = 256  # cells narrow enough that the likely lengths have at most one threshold each
 
 
 def geometric_table(mean):
     """Packed uint64 table of Geometric(1/mean) for an integer mean >= 1.
 
-    [span, guide shift, j, thresholds (j), guide (64)], with j the
+    [span, guide shift, j, thresholds (j), guide (256)], with j the
     largest count with mean**j <= 2**58, c = (2**64 - 1) // mean**j, span = c * mean**j
     and thresholds[k-1] = span - c * (mean - 1)**k * mean**(j - k), built by integer
     multiplications only (as in reference.draws). The
-    guide maps the top bits of u to the number of thresholds below that cell: it only
+    guide maps the top 8 bits of u to the number of thresholds below that cell: it only
     speeds the search and never changes a length. For mean 1 the table is empty (j = 0):
     every length is 1 and no word is drawn.
     """

@@ -161,6 +161,9 @@ def _stationary_blocks(n, start_count, table, k0, k1, starts_buffer, lengths_buf
                 if u >= span:
                     continue
                 passed = np.int64(table[guide + np.int64(u >> shift)])
+                # One branch-free step settles almost every draw (a likely length's cell
+                # holds at most one threshold); the loop is for the rare crowded cell.
+                passed += np.int64((passed < count) & (table[THRESHOLDS + passed] <= u))
                 while passed < count and table[THRESHOLDS + passed] <= u:
                     passed += 1
                 if passed < count:

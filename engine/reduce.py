@@ -26,8 +26,12 @@ own scratch; a replicate's result depends only on (seed, replicate), never on th
 import numpy as np
 from numba import njit, prange
 
-from .indices import REPLICATES_PER_TASK, fill_row, new_scratch, row_blocks
+from .draws import BLOCK_START, refill_from
+from .indices import IID_ROWS, REPLICATES_PER_TASK, fill_row, new_scratch, row_blocks
 from .keys import replicate_key
+
+_MASK32 = np.uint64(0xFFFFFFFF)
+_S32 = np.uint64(32)
 
 MEAN, VAR, STD, MEDIAN, QUANTILES = 0, 1, 2, 3, 4
 KIND_CODES = {"mean": MEAN, "var": VAR, "std": STD, "median": MEDIAN, "quantile": QUANTILES}
@@ -56,6 +60,43 @@ def accurate_sum(values, count):
     for i in range(full, count):
         total, compensation = _two_sum(total, compensation, values[i])
     return total + compensation
+
+
+IID_CHUNK_WORDS = 64  # words generated and consumed while still in L1
+
+
+@njit(cache=True, inline="always")
+def _iid_sum(buffer, k0, k1, bound, column, count):
+    """(sum of column[i.i.d. position i] for i < count, whether any word fell in
+    Lemire's rejection zone): the i.i.d. mean fused into one pass that generates words
+    64 at a time and consumes them at once, summed in accurate_sum's order. After a
+    rejection the caller recomputes the row from the stream."""
+    threshold = ((_MASK32 - bound) + np.uint64(1)) % bound
+    words = buffer[:min(IID_CHUNK_WORDS, buffer.shape[0])]
+    chunk = words.shape[0]
+    rejected = False
+    total, compensation = 0.0, 0.0
+    block = np.empty(16)
+    next_block = 0
+    for base in range(0, count, chunk):
+        next_block = refill_from(words, next_block, k0, k1, BLOCK_START)
+        stop = min(chunk, count - base)
+        full = stop - stop % 16
+        for i in range(0, full, 16):
+            for j in range(16):
+                product = words[i + j] * bound
+                rejected |= (product & _MASK32) < threshold
+                block[j] = column[np.int64(product >> _S32)]
+            lane0 = (block[0] + block[4]) + (block[8] + block[12])
+            lane1 = (block[1] + block[5]) + (block[9] + block[13])
+            lane2 = (block[2] + block[6]) + (block[10] + block[14])
+            lane3 = (block[3] + block[7]) + (block[11] + block[15])
+            total, compensation = _two_sum(total, compensation, (lane0 + lane1) + (lane2 + lane3))
+        for i in range(full, stop):
+            product = words[i] * bound
+            rejected |= (product & _MASK32) < threshold
+            total, compensation = _two_sum(total, compensation, column[np.int64(product >> _S32)])
+    return total + compensation, rejected
 
 
 @njit(cache=True)
@@ -104,11 +145,17 @@ def _gather_reduce_kernel(layout, n, block_length, start_count, start_scale, wra
                           root_lo, root_hi, first, columns, weights, centres, kind, levels, out):
     d = columns.shape[0]
     tapered = weights.shape[0] > 0
+    fused_iid_mean = layout == IID_ROWS and kind == MEAN and d == 1 and not tapered
     for task in prange((out.shape[0] + REPLICATES_PER_TASK - 1) // REPLICATES_PER_TASK):
         scratch = new_scratch(n, block_length)
         row, gathered = scratch[3], scratch[4]
         for r in range(task * REPLICATES_PER_TASK, min((task + 1) * REPLICATES_PER_TASK, out.shape[0])):
             k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
+            if fused_iid_mean:
+                total, rejected = _iid_sum(scratch[0], k0, k1, start_count, columns[0], n)
+                if not rejected:
+                    out[r, 0] = total / n
+                    continue
             fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, row, scratch)
             offset = 0
             for c in range(d):
