@@ -181,11 +181,14 @@ def _point(series, statistic):
     if statistic.kind == "callable":
         sample = series.values[:, 0] if series.univariate else series.values
         return statistic_components(statistic.function(sample), "the original data")
+    kind = kernels.KIND_CODES[statistic.kind]
+    if kind in (kernels.MEAN, kernels.VAR, kernels.STD):  # compiles only the small moment kernel
+        return tuple(float(kernels.moment(kind, column)) for column in _columns(series))
     levels = np.asarray(statistic.levels, dtype=float)
     out = np.empty(series.d * max(1, len(levels)))
     offset = 0
     for column in _columns(series):
-        offset = kernels.reduce_column(kernels.KIND_CODES[statistic.kind], levels, column, out, offset)
+        offset = kernels.reduce_column(kind, levels, column, out, offset)
     return tuple(float(v) for v in out[:offset])
 
 

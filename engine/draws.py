@@ -20,7 +20,7 @@ _S32 = np.uint64(32)
 _ZERO = np.uint64(0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def refill_from(buffer, first, k0, k1, purpose):
     """Fill ``buffer`` with the stream's words from Philox block ``first`` on; return the
     next block."""

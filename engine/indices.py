@@ -6,7 +6,7 @@ the three cannot drift apart. Replicate b's row depends only on (seed, b).
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from reference.indices import STREAM_VERSION
 from reference.specs import IID, CircularBlock, MovingBlock, NonOverlappingBlock, StationaryBlock, TaperedBlock
@@ -14,6 +14,7 @@ from reference.specs import IID, CircularBlock, MovingBlock, NonOverlappingBlock
 from .draws import (BLOCK_LENGTH, BLOCK_START, COUNT, GUIDE_SHIFT, SPAN, THRESHOLDS, bounded, geometric_table,
                     refill, refill_from)
 from .keys import replicate_key, root_key
+from .parallel import run_replicates
 
 __all__ = ["STREAM_VERSION", "RowPlan", "row_plan", "fill_row", "index_matrix"]
 
@@ -59,9 +60,6 @@ def row_plan(method, n):
     if isinstance(method, NonOverlappingBlock):
         return RowPlan(FIXED_ROWS, n, b, n // b, b, False, no_table)
     raise TypeError(f"not a resolved method spec: {method!r}")
-
-
-REPLICATES_PER_TASK = 32  # replicates sharing one scratch allocation in the parallel loops
 
 
 @njit(cache=True)
@@ -177,7 +175,7 @@ def _stationary_blocks(n, start_count, table, k0, k1, starts_buffer, lengths_buf
     return blocks
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def row_blocks(layout, n, block_length, start_count, start_scale, table, k0, k1,
                starts_buffer, lengths_buffer, states, starts, lengths):
     """Fill starts[:m] and lengths[:m] with the m blocks of a replicate's row (layouts
@@ -210,19 +208,18 @@ def fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0,
         filled += lengths[i]
 
 
-@njit(cache=True, parallel=True)
-def _index_matrix(layout, n, block_length, start_count, start_scale, wrap, table,
-                  root_lo, root_hi, first, out):
-    for task in prange((out.shape[0] + REPLICATES_PER_TASK - 1) // REPLICATES_PER_TASK):
-        scratch = new_scratch(n, block_length)
-        for r in range(task * REPLICATES_PER_TASK, min((task + 1) * REPLICATES_PER_TASK, out.shape[0])):
-            k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
-            fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, out[r], scratch)
+@njit(cache=True, nogil=True)
+def _index_task(begin, end, layout, n, block_length, start_count, start_scale, wrap, table, root_lo, root_hi, first,
+                out):
+    scratch = new_scratch(n, block_length)
+    for r in range(begin, end):
+        k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
+        fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, out[r], scratch)
 
 
 def index_matrix(method, n, seed, n_bootstraps, first=0):
     """(n_bootstraps - first, n) int32 rows of replicates first .. n_bootstraps - 1."""
     out = np.empty((n_bootstraps - first, n), dtype=np.int32)
     root_lo, root_hi = root_key(seed)
-    _index_matrix(*row_plan(method, n).arguments(), root_lo, root_hi, first, out)
+    run_replicates(_index_task, out.shape[0], out.size, *row_plan(method, n).arguments(), root_lo, root_hi, first, out)
     return out

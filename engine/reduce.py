@@ -19,15 +19,17 @@ data c = x - mean(x): O(m) per replicate instead of O(n). The prefix sums are bu
 TwoSum and rounded once, so each is within u sum|c_i| of exact (centring keeps them that
 small), and a replicate mean is within (2 m + 2) u sum|c_i| / n + 2 u |mean| of exact.
 
-Kernels run tasks of ``REPLICATES_PER_TASK`` replicates in parallel, each task with its
-own scratch; a replicate's result depends only on (seed, replicate), never on the task.
+Kernels are ``nogil`` functions over a range of replicates, run on threads by
+``parallel.run_replicates``; each range allocates its scratch once, and a replicate's
+result depends only on (seed, replicate), never on the range it fell in.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .draws import BLOCK_START, refill_from
-from .indices import IID_ROWS, REPLICATES_PER_TASK, fill_row, new_scratch, row_blocks
+from .indices import IID_ROWS, fill_row, new_scratch, row_blocks
+from .parallel import run_replicates
 from .keys import replicate_key
 
 _MASK32 = np.uint64(0xFFFFFFFF)
@@ -115,20 +117,26 @@ def quantile_of_sorted(ordered, level):
 
 
 @njit(cache=True)
+def moment(kind, values):
+    """Mean, variance (ddof=0) or std of ``values`` (overwritten by squared deviations)."""
+    n = values.shape[0]
+    centre = accurate_sum(values, n) / n
+    if kind == MEAN:
+        return centre
+    for i in range(n):
+        deviation = values[i] - centre
+        values[i] = deviation * deviation
+    variance = accurate_sum(values, n) / n
+    return variance if kind == VAR else np.sqrt(variance)
+
+
+@njit(cache=True)
 def reduce_column(kind, levels, gathered, out, offset):
     """Write the statistic of ``gathered`` (overwritten) into out[offset:]; return the
     offset after it."""
     n = gathered.shape[0]
     if kind == MEAN or kind == VAR or kind == STD:
-        centre = accurate_sum(gathered, n) / n
-        if kind == MEAN:
-            out[offset] = centre
-            return offset + 1
-        for i in range(n):
-            deviation = gathered[i] - centre
-            gathered[i] = deviation * deviation
-        variance = accurate_sum(gathered, n) / n
-        out[offset] = variance if kind == VAR else np.sqrt(variance)
+        out[offset] = moment(kind, gathered)
         return offset + 1
     gathered.sort()
     if kind == MEDIAN:
@@ -140,68 +148,67 @@ def reduce_column(kind, levels, gathered, out, offset):
     return offset + levels.shape[0]
 
 
-@njit(cache=True, parallel=True)
-def _gather_reduce_kernel(layout, n, block_length, start_count, start_scale, wrap, table,
-                          root_lo, root_hi, first, columns, weights, centres, kind, levels, out):
+@njit(cache=True, nogil=True)
+def _gather_reduce_task(begin, end, layout, n, block_length, start_count, start_scale, wrap, table,
+                        root_lo, root_hi, first, columns, weights, centres, kind, levels, out):
     d = columns.shape[0]
     tapered = weights.shape[0] > 0
     fused_iid_mean = layout == IID_ROWS and kind == MEAN and d == 1 and not tapered
-    for task in prange((out.shape[0] + REPLICATES_PER_TASK - 1) // REPLICATES_PER_TASK):
-        scratch = new_scratch(n, block_length)
-        row, gathered = scratch[3], scratch[4]
-        for r in range(task * REPLICATES_PER_TASK, min((task + 1) * REPLICATES_PER_TASK, out.shape[0])):
-            k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
-            if fused_iid_mean:
-                total, rejected = _iid_sum(scratch[0], k0, k1, start_count, columns[0], n)
-                if not rejected:
-                    out[r, 0] = total / n
-                    continue
-            fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, row, scratch)
-            offset = 0
-            for c in range(d):
-                column = columns[c]
-                if tapered:
-                    centre = centres[c]
-                    for i in range(n):
-                        gathered[i] = centre + weights[i % block_length] * (column[row[i]] - centre)
-                else:
-                    for i in range(n):
-                        gathered[i] = column[row[i]]
-                offset = reduce_column(kind, levels, gathered, out[r], offset)
+    scratch = new_scratch(n, block_length)
+    row, gathered = scratch[3], scratch[4]
+    for r in range(begin, end):
+        k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
+        if fused_iid_mean:
+            total, rejected = _iid_sum(scratch[0], k0, k1, start_count, columns[0], n)
+            if not rejected:
+                out[r, 0] = total / n
+                continue
+        fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, row, scratch)
+        offset = 0
+        for c in range(d):
+            column = columns[c]
+            if tapered:
+                centre = centres[c]
+                for i in range(n):
+                    gathered[i] = centre + weights[i % block_length] * (column[row[i]] - centre)
+            else:
+                for i in range(n):
+                    gathered[i] = column[row[i]]
+            offset = reduce_column(kind, levels, gathered, out[r], offset)
 
 
 def gather_reduce(plan, root, first, columns, weights, centres, kind, levels, out):
     """Fill ``out`` (rows first .. first + len(out) - 1) with the fused gather kernel:
     ``columns`` is (d, n), ``weights`` the taper weights (empty when untapered)."""
-    _gather_reduce_kernel(*plan.arguments(), root[0], root[1], first, columns, weights, centres,
-                          kind, levels, out)
+    run_replicates(_gather_reduce_task, out.shape[0], out.shape[0] * plan.n, *plan.arguments(), root[0], root[1],
+                   first, columns, weights, centres, kind, levels, out)
 
 
-@njit(cache=True, parallel=True)
-def _materialize_kernel(layout, n, block_length, start_count, start_scale, wrap, table,
-                        root_lo, root_hi, first, data, weights, centres, out):
+@njit(cache=True, nogil=True)
+def _materialize_task(begin, end, layout, n, block_length, start_count, start_scale, wrap, table,
+                      root_lo, root_hi, first, data, weights, centres, out):
     d = data.shape[1]
     tapered = weights.shape[0] > 0
-    for task in prange((out.shape[0] + REPLICATES_PER_TASK - 1) // REPLICATES_PER_TASK):
-        scratch = new_scratch(n, block_length)
-        row = scratch[3]
-        for r in range(task * REPLICATES_PER_TASK, min((task + 1) * REPLICATES_PER_TASK, out.shape[0])):
-            k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
-            fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, row, scratch)
-            target = out[r]
-            for i in range(n):
-                source = data[row[i]]
-                for c in range(d):
-                    if tapered:
-                        target[i, c] = centres[c] + weights[i % block_length] * (source[c] - centres[c])
-                    else:
-                        target[i, c] = source[c]
+    scratch = new_scratch(n, block_length)
+    row = scratch[3]
+    for r in range(begin, end):
+        k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
+        fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, row, scratch)
+        target = out[r]
+        for i in range(n):
+            source = data[row[i]]
+            for c in range(d):
+                if tapered:
+                    target[i, c] = centres[c] + weights[i % block_length] * (source[c] - centres[c])
+                else:
+                    target[i, c] = source[c]
 
 
 def materialize(plan, root, first, data, weights, centres, out):
     """Fill the preallocated ``out`` (R, n, d), in its own dtype, with replicates
     first .. first + R - 1 of the (n, d) ``data``."""
-    _materialize_kernel(*plan.arguments(), root[0], root[1], first, data, weights, centres, out)
+    run_replicates(_materialize_task, out.shape[0], out.shape[0] * plan.n, *plan.arguments(), root[0], root[1],
+                   first, data, weights, centres, out)
 
 
 @njit(cache=True)
@@ -233,24 +240,23 @@ def _block_total(prefix, c, n, wrap, starts, lengths, blocks):
     return total
 
 
-@njit(cache=True, parallel=True)
-def _block_mean_var_kernel(layout, n, block_length, start_count, start_scale, wrap, table,
-                           root_lo, root_hi, first, sums_prefix, squares_prefix, means, kind, out):
+@njit(cache=True, nogil=True)
+def _block_mean_var_task(begin, end, layout, n, block_length, start_count, start_scale, wrap, table,
+                         root_lo, root_hi, first, sums_prefix, squares_prefix, means, kind, out):
     d = means.shape[0]
-    for task in prange((out.shape[0] + REPLICATES_PER_TASK - 1) // REPLICATES_PER_TASK):
-        starts_buffer, lengths_buffer, states, _, _, starts, lengths = new_scratch(n, block_length)
-        for r in range(task * REPLICATES_PER_TASK, min((task + 1) * REPLICATES_PER_TASK, out.shape[0])):
-            k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
-            blocks = row_blocks(layout, n, block_length, start_count, start_scale, table, k0, k1,
-                                starts_buffer, lengths_buffer, states, starts, lengths)
-            for c in range(d):
-                shift = _block_total(sums_prefix, c, n, wrap, starts, lengths, blocks) / n
-                if kind == MEAN:
-                    out[r, c] = means[c] + shift
-                else:
-                    squares = _block_total(squares_prefix, c, n, wrap, starts, lengths, blocks)
-                    variance = max(squares / n - shift * shift, 0.0)
-                    out[r, c] = variance if kind == VAR else np.sqrt(variance)
+    starts_buffer, lengths_buffer, states, _, _, starts, lengths = new_scratch(n, block_length)
+    for r in range(begin, end):
+        k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
+        blocks = row_blocks(layout, n, block_length, start_count, start_scale, table, k0, k1,
+                            starts_buffer, lengths_buffer, states, starts, lengths)
+        for c in range(d):
+            shift = _block_total(sums_prefix, c, n, wrap, starts, lengths, blocks) / n
+            if kind == MEAN:
+                out[r, c] = means[c] + shift
+            else:
+                squares = _block_total(squares_prefix, c, n, wrap, starts, lengths, blocks)
+                variance = max(squares / n - shift * shift, 0.0)
+                out[r, c] = variance if kind == VAR else np.sqrt(variance)
 
 
 def centre_columns(columns):
@@ -266,4 +272,6 @@ def block_mean_var(plan, root, first, columns, kind, out):
     centred, means = centre_columns(columns)
     sums_prefix = np.array([rounded_prefix(np.ascontiguousarray(c)) for c in centred])
     squares_prefix = np.array([rounded_prefix(np.ascontiguousarray(c * c)) for c in centred])
-    _block_mean_var_kernel(*plan.arguments(), root[0], root[1], first, sums_prefix, squares_prefix, means, kind, out)
+    blocks = -(-plan.n // plan.block_length)
+    run_replicates(_block_mean_var_task, out.shape[0], out.shape[0] * blocks, *plan.arguments(), root[0], root[1],
+                   first, sums_prefix, squares_prefix, means, kind, out)
