@@ -6,7 +6,8 @@ stated in ``engine/reduce.py``. Method specs and errors are the reference's own.
 
 Importing this package compiles nothing: each kernel compiles on its first call and is
 cached on disk (``cache=True``: in ``__pycache__`` beside each module, or under
-``NUMBA_CACHE_DIR`` when that is set).
+``NUMBA_CACHE_DIR`` when that is set). Kernels release the GIL and run on
+``numba.get_num_threads()`` threads; results do not depend on the thread count.
 """
 
 from reference.errors import (BlockLengthWarning, BootmarkError, DataTypeError, ErrorCode, InvalidDataError,

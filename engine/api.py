@@ -14,12 +14,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from reference.api import ConfidenceInterval, statistic_layout
+from reference.api import ConfidenceInterval, checked_interval, statistic_layout
 from reference.errors import ErrorCode, InvalidParameterError, ParameterTypeError
-from reference.intervals import check_kind
 from reference.specs import IID, TaperedBlock, check_method, check_statistic
-from reference.validation import (as_probability, check_alpha, check_n_bootstraps, check_seed,
-                                  statistic_components)
+from reference.validation import as_probability, check_n_bootstraps, check_seed, statistic_components
 
 from . import reduce as kernels
 from .blocklength import resolve_method
@@ -242,17 +240,8 @@ def bootstrap_reduce(x, method, statistic, n_bootstraps=999, seed=None):
 def conf_int(x, statistic, method, alpha=0.05, kind="percentile", n_bootstraps=999, seed=None):
     """Two-sided bootstrap confidence interval: unpacks as (lower, upper, point).
 
-    Same definitions as ``reference.conf_int`` (see ``reference.intervals``).
+    Same checks and definitions as ``reference.conf_int`` (see ``reference.intervals``);
+    bounds are floats, or arrays / pandas Series laid out like ``ReduceResult.quantile``.
     """
-    kind = check_kind(kind)
-    alpha = check_alpha(alpha)
-    if check_n_bootstraps(n_bootstraps) < 2:
-        raise InvalidParameterError(ErrorCode.N_BOOTSTRAPS, "n_bootstraps", "an interval needs at least 2 replicates",
-                                    "pass n_bootstraps=999 or more")
-    result = bootstrap_reduce(x, method, statistic, n_bootstraps, seed)
-    point = result.point_components
-    bounds = [interval(kind, result.component(k), point[k], alpha) for k in range(len(point))]
-    lower = _present(result.layout, [b[0] for b in bounds])
-    upper = _present(result.layout, [b[1] for b in bounds])
-    return ConfidenceInterval(lower, upper, result.point, kind, alpha, result.method, result.n_bootstraps,
-                              result.seed, STREAM_VERSION)
+    return checked_interval(bootstrap_reduce, interval, _present, x, statistic, method, alpha, kind, n_bootstraps,
+                            seed)

@@ -90,5 +90,6 @@ def geometric_table(mean):
     span = scale * power
     thresholds = [span - scale * (mean - 1) ** k * mean ** (trials - k) for k in range(1, trials + 1)]
     shift = max(span.bit_length() - GUIDE_CELLS.bit_length() + 1, 0)
-    guide = [sum(1 for t in thresholds if t <= cell << shift) for cell in range(GUIDE_CELLS)]
-    return np.array([span, shift, trials] + thresholds + guide, dtype=np.uint64)
+    cells = np.arange(GUIDE_CELLS, dtype=np.uint64) << np.uint64(shift)
+    guide = np.searchsorted(np.array(thresholds, dtype=np.uint64), cells, side="right").astype(np.uint64)
+    return np.concatenate([np.array([span, shift, trials] + thresholds, dtype=np.uint64), guide])

@@ -13,7 +13,7 @@ import threading
 
 import numba
 
-PARALLEL_MIN_WORK = 200_000  # replicates x observations below which one thread is faster
+PARALLEL_MIN_WORK = 100_000  # replicates x observations below which one thread is faster
 
 
 def run_replicates(task, replicates, work, *arguments):

@@ -81,8 +81,8 @@ def _iid_sum(buffer, k0, k1, bound, column, count):
     block = np.empty(16)
     next_block = 0
     for base in range(0, count, chunk):
-        next_block = refill_from(words, next_block, k0, k1, BLOCK_START)
         stop = min(chunk, count - base)
+        next_block = refill_from(words[:(stop + 3) // 4 * 4], next_block, k0, k1, BLOCK_START)
         full = stop - stop % 16
         for i in range(0, full, 16):
             for j in range(16):

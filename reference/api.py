@@ -53,6 +53,10 @@ class StatisticLayout:
     scalar: bool
     labels: tuple = None
 
+    @staticmethod
+    def present_with(layout, components):
+        return layout.present(components)
+
     def present(self, components):
         if self.scalar:
             return components[0]
@@ -215,21 +219,29 @@ class ConfidenceInterval:
         return iter((self.lower, self.upper, self.point))
 
 
+def checked_interval(reduce, interval_of, present, x, statistic, method, alpha, kind, n_bootstraps, seed):
+    """The conf_int procedure shared by both twins: check ``kind``, ``alpha`` and B >= 2,
+    run the twin's ``reduce`` (bootstrap_reduce), bound each component with the twin's
+    ``interval_of`` and lay the bounds out with ``present(layout, components)``."""
+    kind = check_kind(kind)
+    alpha = check_alpha(alpha)
+    if check_n_bootstraps(n_bootstraps) < 2:
+        raise InvalidParameterError(ErrorCode.N_BOOTSTRAPS, "n_bootstraps", "an interval needs at least 2 replicates",
+                                    "pass n_bootstraps=999 or more")
+    result = reduce(x, method, statistic, n_bootstraps, seed)
+    point = result.point_components
+    bounds = [interval_of(kind, result.component(k), point[k], alpha) for k in range(len(point))]
+    return ConfidenceInterval(present(result.layout, tuple(b[0] for b in bounds)),
+                              present(result.layout, tuple(b[1] for b in bounds)),
+                              result.point, kind, alpha, result.method, result.n_bootstraps, result.seed,
+                              STREAM_VERSION)
+
+
 def conf_int(x, statistic, method, alpha=0.05, kind="percentile", n_bootstraps=999, seed=None):
     """Two-sided bootstrap confidence interval for ``statistic``: (lower, upper, point).
 
     ``alpha`` is the total tail probability (0.10 gives a 90% interval); ``kind`` is
     "percentile", "basic" or "normal" (see ``reference.intervals``). Needs B >= 2.
     """
-    kind = check_kind(kind)
-    alpha = check_alpha(alpha)
-    if check_n_bootstraps(n_bootstraps) < 2:
-        raise InvalidParameterError(ErrorCode.N_BOOTSTRAPS, "n_bootstraps", "an interval needs at least 2 replicates",
-                                    "pass n_bootstraps=999 or more")
-    result = bootstrap_reduce(x, method, statistic, n_bootstraps, seed)
-    point = result.point_components
-    bounds = [interval(kind, result.component(k), point[k], alpha) for k in range(len(point))]
-    present = result.layout.present
-    return ConfidenceInterval(present(tuple(b[0] for b in bounds)), present(tuple(b[1] for b in bounds)),
-                              result.point, kind, alpha, result.method, result.n_bootstraps, result.seed,
-                              STREAM_VERSION)
+    return checked_interval(bootstrap_reduce, interval, StatisticLayout.present_with, x, statistic, method, alpha,
+                            kind, n_bootstraps, seed)

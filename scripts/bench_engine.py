@@ -25,6 +25,9 @@ import statistics
 import sys
 import time
 
+# Idle OpenMP workers (tsbootstrap's kernels, the Philox floor) otherwise spin for a while
+# after each parallel region and steal the cores from whichever path runs next.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".venv",
                                                       "numba-cache"))
 
@@ -135,7 +138,7 @@ def main(argv=None):
     parser.add_argument("--samples", type=int, default=15)
     args = parser.parse_args(argv)
     filters = dict(part.split("=") for part in args.cells.split(",") if part)
-    print(f"numba threads {numba.get_num_threads()}; "
+    print(f"numba threads {numba.get_num_threads()}; OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}; "
           f"{args.warmups} warm-ups, {args.samples} interleaved samples; times are median (min) ms; "
           "ratios are medians of per-round ratios to engine reduce (>1: engine reduce faster)")
     header = (f"{'method':<11}{'n':>6}{'B':>7} | {'reduce':>15}{'materialize':>16}{'arch':>17}{'tsbootstrap':>17}"
