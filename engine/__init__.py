@@ -14,9 +14,11 @@ from reference.errors import (BlockLengthWarning, BootmarkError, DataTypeError, 
                               InvalidParameterError, ParameterTypeError)
 from reference.specs import IID, CircularBlock, MovingBlock, NonOverlappingBlock, StationaryBlock, TaperedBlock
 
-from .api import (DEFAULT_MEMORY_BUDGET, BootstrapResult, ConfidenceInterval, ReduceResult, bootstrap,
-                  bootstrap_reduce, conf_int)
-from .blocklength import BlockLengthEstimate, optimal_block_length
+from reference.api import ConfidenceInterval
+from reference.blocklength import BlockLengthEstimate
+
+from .api import DEFAULT_MEMORY_BUDGET, BootstrapResult, ReduceResult, bootstrap, bootstrap_reduce, conf_int
+from .blocklength import optimal_block_length
 from .indices import STREAM_VERSION
 
 __all__ = [

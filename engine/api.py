@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from reference.api import ConfidenceInterval, checked_interval, statistic_layout
+from reference.api import checked_interval, statistic_layout
 from reference.errors import ErrorCode, InvalidParameterError, ParameterTypeError
 from reference.specs import IID, TaperedBlock, check_method, check_statistic
 from reference.validation import as_probability, check_n_bootstraps, check_seed, statistic_components

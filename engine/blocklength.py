@@ -31,8 +31,7 @@ import math
 import numpy as np
 
 from reference import blocklength as reference_blocklength
-from reference.blocklength import BlockLengthEstimate, check_estimable
-from reference.errors import ErrorCode, InvalidDataError
+from reference.blocklength import check_estimable, check_long_run_variance
 
 from .data import as_array
 
@@ -110,10 +109,7 @@ def _column_estimates(column):
     # G is a signed sum that nearly cancels for white-ish data; fsum over O(sqrt n) terms is free.
     g = 2.0 * math.fsum((flat_top * k * lagged).tolist())
     long_run = float(autocovariance[0]) + 2.0 * math.fsum((flat_top * lagged).tolist())
-    if long_run == 0.0:
-        raise InvalidDataError(ErrorCode.BLOCK_LENGTH_ESTIMATE, "x",
-                               "the long-run variance estimate is zero",
-                               "pass an explicit block length instead of 'auto'")
+    check_long_run_variance(long_run)
     scale = (2.0 * g * g / (long_run * long_run)) ** (1.0 / 3.0) * n ** (1.0 / 3.0)
     stationary = min(scale / 2.0 ** (1.0 / 3.0), cap)
     circular = min(scale / (4.0 / 3.0) ** (1.0 / 3.0), cap)

@@ -71,6 +71,13 @@ def check_estimable(n, constant):
                                fix)
 
 
+def check_long_run_variance(long_run):
+    """Refuse a zero long-run variance estimate, which would divide by zero (both twins)."""
+    if long_run == 0.0:
+        raise InvalidDataError(ErrorCode.BLOCK_LENGTH_ESTIMATE, "x", "the long-run variance estimate is zero",
+                               "pass an explicit block length instead of 'auto'")
+
+
 def _column_estimates(column):
     n = len(column)
     check_estimable(n, min(column) == max(column))
@@ -88,10 +95,7 @@ def _column_estimates(column):
     flat_top = [1.0 if k / bandwidth <= 0.5 else 2.0 * (1.0 - k / bandwidth) for k in range(bandwidth + 1)]
     g = 2.0 * math.fsum(flat_top[k] * k * autocovariance[k] for k in range(1, bandwidth + 1))
     long_run = autocovariance[0] + 2.0 * math.fsum(flat_top[k] * autocovariance[k] for k in range(1, bandwidth + 1))
-    if long_run == 0.0:
-        raise InvalidDataError(ErrorCode.BLOCK_LENGTH_ESTIMATE, "x",
-                               "the long-run variance estimate is zero",
-                               "pass an explicit block length instead of 'auto'")
+    check_long_run_variance(long_run)
     scale = (2.0 * g * g / (long_run * long_run)) ** (1.0 / 3.0) * n ** (1.0 / 3.0)
     stationary = min(scale / 2.0 ** (1.0 / 3.0), cap)
     circular = min(scale / (4.0 / 3.0) ** (1.0 / 3.0), cap)
