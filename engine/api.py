@@ -38,7 +38,7 @@ def _prepare(x, method, n_bootstraps, seed):
     method = check_method(method)
     n_bootstraps = check_n_bootstraps(n_bootstraps)
     seed = secrets.randbits(SEED_BITS) if seed is None else check_seed(seed)
-    return series, resolve_method(method, series), n_bootstraps, seed
+    return series, method, n_bootstraps, seed
 
 
 def _check_budget(shape, itemsize, memory_budget, what):
@@ -98,7 +98,7 @@ class BootstrapResult:
         ``dtype`` ("float64" or "float32") affects only this returned array; tapered
         values are computed in float64 first.
         """
-        if dtype not in _DTYPES:
+        if not isinstance(dtype, str) or dtype not in _DTYPES:
             raise InvalidParameterError(ErrorCode.DTYPE, "dtype", f"unsupported dtype {dtype!r}",
                                         "pass 'float64' or 'float32'")
         target = np.dtype(_DTYPES[dtype])
@@ -177,7 +177,9 @@ def _callable_statistics(series, method, statistic, seed, n_bootstraps, point):
 
 def _point(series, statistic):
     if statistic.kind == "callable":
-        sample = series.values[:, 0] if series.univariate else series.values
+        # A copy: a callable that sorts or centres its argument in place must not
+        # rewrite the data the replicates are drawn from.
+        sample = series.values[:, 0].copy() if series.univariate else series.values.copy()
         return statistic_components(statistic.function(sample), "the original data")
     kind = kernels.KIND_CODES[statistic.kind]
     if kind in (kernels.MEAN, kernels.VAR, kernels.STD):  # compiles only the small moment kernel
@@ -214,7 +216,7 @@ def bootstrap(x, method, n_bootstraps=999, seed=None, *, memory_budget=DEFAULT_M
     """
     memory_budget = _check_memory_budget(memory_budget)
     series, method, n_bootstraps, seed = _prepare(x, method, n_bootstraps, seed)
-    return BootstrapResult(method, n_bootstraps, seed, STREAM_VERSION, memory_budget, series)
+    return BootstrapResult(resolve_method(method, series), n_bootstraps, seed, STREAM_VERSION, memory_budget, series)
 
 
 def bootstrap_reduce(x, method, statistic, n_bootstraps=999, seed=None):
@@ -226,7 +228,8 @@ def bootstrap_reduce(x, method, statistic, n_bootstraps=999, seed=None):
     ``CALLABLE_CHUNK`` replicates: correct, but slower by the Python call per replicate.
     """
     series, method, n_bootstraps, seed = _prepare(x, method, n_bootstraps, seed)
-    statistic = check_statistic(statistic)
+    statistic = check_statistic(statistic)  # before resolving "auto", in the reference's order
+    method = resolve_method(method, series)
     point = _point(series, statistic)
     layout = statistic_layout(statistic, series, len(point))
     out = _reduce_statistics(series, method, statistic, seed, n_bootstraps, len(point))

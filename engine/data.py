@@ -18,7 +18,7 @@ from itertools import chain
 import numpy as np
 
 # The reference owns the limit and the wording of its errors; reuse them, not copies.
-from reference.data import FIX_TYPE, MAX_OBSERVATIONS, reject_temporal
+from reference.data import FIX_TYPE, MAX_MAGNITUDE, MAX_OBSERVATIONS, range_error, reject_temporal
 from reference.errors import DataTypeError, ErrorCode, InvalidDataError
 from reference.validation import finite_float
 
@@ -210,6 +210,11 @@ def as_array(x):
     else:
         items = source if isinstance(source, (list, tuple)) else source.tolist()
         values, univariate = _from_sequence(items, labels)
+    too_large = np.abs(values) > MAX_MAGNITUDE
+    if too_large.any():
+        j = int(np.argmax(too_large.any(axis=0)))  # column-major order, as the reference meets them
+        i = int(np.argmax(too_large[:, j]))
+        raise range_error(float(values[i, j]), _where(i, j, univariate, labels))
     n = values.shape[0]
     if n < 2:
         raise InvalidDataError(ErrorCode.DATA_TOO_SHORT, "x", f"{n} observation(s)", "pass at least two observations")

@@ -13,6 +13,16 @@ from .errors import DataTypeError, ErrorCode, InvalidDataError
 from .validation import finite_float
 
 MAX_OBSERVATIONS = (1 << 31) - 1  # positions are int32 in the engine
+# Largest |x| accepted: n (< 2**31) squared deviations of at most (2 |x|)**2 each then sum
+# to below 2**1024, so no mean, variance or prefix sum can overflow into inf or NaN.
+MAX_MAGNITUDE = 2.0 ** 495
+
+
+def range_error(value, where):
+    """The error for a value beyond MAX_MAGNITUDE (shared by both twins)."""
+    return InvalidDataError(ErrorCode.DATA_RANGE, "x", f"|{value!r}| at {where} exceeds {MAX_MAGNITUDE:.3g}, "
+                            "where sums of squares would overflow",
+                            "rescale the data (e.g. divide by a power of ten) before bootstrapping")
 FIX_TYPE = "pass numbers: a list, a numpy array or a pandas Series/DataFrame of floats"
 
 
@@ -119,6 +129,11 @@ def as_series(x):
                         for j in range(width))
         univariate = False
     series = Series(tuple(columns), bool(univariate), labels)
+    for j, column in enumerate(series.columns):
+        for i, value in enumerate(column):
+            if abs(value) > MAX_MAGNITUDE:
+                name = repr(labels[j]) if labels else str(j)
+                raise range_error(value, f"position {i}" if series.univariate else f"row {i}, column {name}")
     if series.n < 2:
         raise InvalidDataError(ErrorCode.DATA_TOO_SHORT, "x", f"{series.n} observation(s)",
                                "pass at least two observations")

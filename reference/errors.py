@@ -15,7 +15,8 @@ class ErrorCode(str, Enum):
     DATA_SHAPE = "BM102"  # x is empty, ragged or has more than two dimensions
     DATA_TOO_SHORT = "BM103"  # fewer than two observations
     DATA_NOT_FINITE = "BM104"  # NaN or +-inf in x
-    DATA_TOO_LONG = "BM105"  # n would overflow int32 indices
+    DATA_TOO_LONG = "BM105"  # n would overflow int32 positions
+    DATA_RANGE = "BM106"  # a value so large that sums of squares would overflow
     BLOCK_LENGTH = "BM201"  # block length not a positive int <= n, or "auto"
     WINDOW = "BM202"  # unknown taper window or bad taper parameter
     METHOD = "BM203"  # method is not a method spec

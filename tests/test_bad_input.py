@@ -282,6 +282,13 @@ def _review_cases():
                      DataTypeError, ErrorCode.DATA_TYPE, "x", id="datetime64-ns-stamps"),
         pytest.param(lambda t: t.optimal_block_length([1.0, 2.0, 0.5, 3.0, 1.5]), InvalidDataError,
                      ErrorCode.BLOCK_LENGTH_ESTIMATE, "x", id="auto-on-five-values"),
+        # Squares of deviations this large overflow: once NaN in the engine, inf in the reference.
+        pytest.param(lambda t: _reduce(t, [1e160, -1e160, 0.0], statistic="var"), InvalidDataError,
+                     ErrorCode.DATA_RANGE, "x", id="values-whose-squares-overflow"),
+        pytest.param(lambda t: _reduce(t, [[1.0, 2.0], [3.0, 1.7e308], [0.5, 0.0]]), InvalidDataError,
+                     ErrorCode.DATA_RANGE, "x", id="huge-value-in-a-row"),
+        pytest.param(lambda t: _reduce(t, method=t.MovingBlock(N), statistic="bogus"), InvalidParameterError,
+                     ErrorCode.STATISTIC, "statistic", id="statistic-checked-before-block-length-is-resolved"),
     ]
 
 

@@ -169,3 +169,23 @@ def test_int32_guard_fires_before_any_allocation(monkeypatch):
     with pytest.raises(engine.InvalidDataError) as info:
         engine.bootstrap_reduce(np.arange(11.0), reference.IID(), "mean", 5, seed=1)
     assert info.value.code is engine.ErrorCode.DATA_TOO_LONG
+
+
+def test_a_callable_that_mutates_its_argument_cannot_rewrite_the_data():
+    x = [5.0, 1.0, 4.0, 2.0, 3.0, 9.0]
+
+    def first_after_sort(sample):
+        value = float(sample[0])
+        sample.sort()
+        return value
+
+    ours = engine.bootstrap_reduce(x, reference.IID(), first_after_sort, 5, seed=1).statistics
+    theirs = reference.bootstrap_reduce(x, reference.IID(), first_after_sort, 5, seed=1).statistics
+    assert list(ours) == list(theirs)
+
+
+def test_unhashable_dtype_gets_the_typed_error():
+    result = engine.bootstrap([1.0, 2.0, 3.0], reference.IID(), 2, seed=0)
+    with pytest.raises(engine.InvalidParameterError) as info:
+        result.values(dtype=["float64"])
+    assert info.value.code is engine.ErrorCode.DTYPE
