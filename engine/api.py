@@ -9,15 +9,14 @@ and pandas types out. Three paths share the one row builder (``indices.fill_row`
 * the fused reduce path, ``bootstrap_reduce``: B statistics without the B x n tensor.
 """
 
-import secrets
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from reference.api import checked_interval, statistic_layout
+from reference.api import checked_interval, prepare_arguments, statistic_layout
 from reference.errors import ErrorCode, InvalidParameterError, ParameterTypeError
-from reference.specs import IID, TaperedBlock, check_method, check_statistic
-from reference.validation import as_probability, check_n_bootstraps, check_seed, statistic_components
+from reference.specs import IID, TaperedBlock, check_statistic
+from reference.validation import as_probability, statistic_components
 
 from . import reduce as kernels
 from .blocklength import resolve_method
@@ -29,16 +28,11 @@ from .taper import taper_weights
 
 DEFAULT_MEMORY_BUDGET = 1 << 30  # bytes a materialized tensor may take unless the caller allows more
 CALLABLE_CHUNK = 256  # replicates materialized at a time for a callable statistic
-SEED_BITS = 64
 _DTYPES = {"float64": np.float64, "float32": np.float32}
 
 
 def _prepare(x, method, n_bootstraps, seed):
-    series = as_array(x)
-    method = check_method(method)
-    n_bootstraps = check_n_bootstraps(n_bootstraps)
-    seed = secrets.randbits(SEED_BITS) if seed is None else check_seed(seed)
-    return series, method, n_bootstraps, seed
+    return prepare_arguments(as_array, x, method, n_bootstraps, seed)
 
 
 def _check_budget(shape, itemsize, memory_budget, what):

@@ -21,12 +21,19 @@ from .validation import as_probability, check_alpha, check_n_bootstraps, check_s
 SEED_BITS = 64  # entropy drawn for seed=None
 
 
-def _prepare(x, method, n_bootstraps, seed):
-    series = as_series(x)
+def prepare_arguments(as_data, x, method, n_bootstraps, seed):
+    """The argument checks of every entry point, in the order both twins share: the data
+    (through the twin's ``as_data``), the method spec, B, and the seed (fresh 64-bit
+    entropy for None, recorded on the result)."""
+    series = as_data(x)
     method = check_method(method)
     n_bootstraps = check_n_bootstraps(n_bootstraps)
     seed = secrets.randbits(SEED_BITS) if seed is None else check_seed(seed)
     return series, method, n_bootstraps, seed
+
+
+def _prepare(x, method, n_bootstraps, seed):
+    return prepare_arguments(as_series, x, method, n_bootstraps, seed)
 
 
 def _resampler(series, method):
