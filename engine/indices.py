@@ -221,5 +221,5 @@ def index_matrix(method, n, seed, n_bootstraps, first=0):
     """(n_bootstraps - first, n) int32 rows of replicates first .. n_bootstraps - 1."""
     out = np.empty((n_bootstraps - first, n), dtype=np.int32)
     root_lo, root_hi = root_key(seed)
-    run_replicates(_index_task, out.shape[0], out.size, *row_plan(method, n).arguments(), root_lo, root_hi, first, out)
+    run_replicates(_index_task, out.shape[0], 2 * out.size, *row_plan(method, n).arguments(), root_lo, root_hi, first, out)
     return out

@@ -4,21 +4,24 @@ Numba's ``parallel=True`` costs seconds of compilation on first use, even around
 one-line loop body; plain threads running ``nogil`` kernels cost nothing to compile.
 Each thread gets one contiguous range of replicates and allocates its own scratch once,
 so results depend only on (seed, replicate), never on the thread count or split.
-The thread count is ``numba.get_num_threads()`` (set it with ``numba.set_num_threads``);
-requests smaller than ``PARALLEL_MIN_WORK`` run on the calling thread alone, where
-starting threads would cost more than it saves.
+The thread count is ``numba.get_num_threads()`` (set it with ``numba.set_num_threads``).
+Callers pass a rough estimate of the single-thread time; requests estimated below
+``PARALLEL_MIN_NANOSECONDS`` run on the calling thread alone, because starting and
+joining a Python thread costs 0.1 to 0.5 ms on the virtual 2-core machines measured
+here. The estimate only picks the schedule, and no result depends on the schedule.
 """
 
 import threading
 
 import numba
 
-PARALLEL_MIN_WORK = 100_000  # replicates x observations below which one thread is faster
+PARALLEL_MIN_NANOSECONDS = 1_500_000  # estimated single-thread work below which one thread is faster
 
 
-def run_replicates(task, replicates, work, *arguments):
-    """Call ``task(begin, end, *arguments)`` over [0, replicates) split across threads."""
-    threads = min(numba.get_num_threads(), replicates) if work >= PARALLEL_MIN_WORK else 1
+def run_replicates(task, replicates, nanoseconds, *arguments):
+    """Call ``task(begin, end, *arguments)`` over [0, replicates) split across threads;
+    ``nanoseconds`` is the caller's estimate of the whole request on one thread."""
+    threads = min(numba.get_num_threads(), replicates) if nanoseconds >= PARALLEL_MIN_NANOSECONDS else 1
     if threads <= 1:
         task(0, replicates, *arguments)
         return

@@ -27,13 +27,9 @@ result depends only on (seed, replicate), never on the range it fell in.
 import numpy as np
 from numba import njit
 
-from .draws import BLOCK_START, refill_from
-from .indices import IID_ROWS, fill_row, new_scratch, row_blocks
+from .indices import STATIONARY_ROWS, fill_row, new_scratch, row_blocks
 from .parallel import run_replicates
 from .keys import replicate_key
-
-_MASK32 = np.uint64(0xFFFFFFFF)
-_S32 = np.uint64(32)
 
 MEAN, VAR, STD, MEDIAN, QUANTILES = 0, 1, 2, 3, 4
 KIND_CODES = {"mean": MEAN, "var": VAR, "std": STD, "median": MEDIAN, "quantile": QUANTILES}
@@ -48,57 +44,30 @@ def _two_sum(total, compensation, value):
     return updated, compensation + error
 
 
-@njit(cache=True)
-def accurate_sum(values, count):
-    """Sum of values[:count]: pairwise blocks of 16, block sums accumulated with TwoSum."""
+@njit(cache=True, inline="always")
+def _compensated_sum(values, row, count):
+    # row is None (compile-time pruned): values[:count]; else values[row[:count]], the
+    # gather fused into the sum so the gathered copy is never written.
     total, compensation = 0.0, 0.0
     full = count - count % 16
+    lanes = np.empty(16)
     for i in range(0, full, 16):
-        lane0 = (values[i] + values[i + 4]) + (values[i + 8] + values[i + 12])
-        lane1 = (values[i + 1] + values[i + 5]) + (values[i + 9] + values[i + 13])
-        lane2 = (values[i + 2] + values[i + 6]) + (values[i + 10] + values[i + 14])
-        lane3 = (values[i + 3] + values[i + 7]) + (values[i + 11] + values[i + 15])
+        for j in range(16):
+            lanes[j] = values[i + j] if row is None else values[row[i + j]]
+        lane0 = (lanes[0] + lanes[4]) + (lanes[8] + lanes[12])
+        lane1 = (lanes[1] + lanes[5]) + (lanes[9] + lanes[13])
+        lane2 = (lanes[2] + lanes[6]) + (lanes[10] + lanes[14])
+        lane3 = (lanes[3] + lanes[7]) + (lanes[11] + lanes[15])
         total, compensation = _two_sum(total, compensation, (lane0 + lane1) + (lane2 + lane3))
     for i in range(full, count):
-        total, compensation = _two_sum(total, compensation, values[i])
+        total, compensation = _two_sum(total, compensation, values[i] if row is None else values[row[i]])
     return total + compensation
 
 
-IID_CHUNK_WORDS = 64  # words generated and consumed while still in L1
-
-
-@njit(cache=True, inline="always")
-def _iid_sum(buffer, k0, k1, bound, column, count):
-    """(sum of column[i.i.d. position i] for i < count, whether any word fell in
-    Lemire's rejection zone): the i.i.d. mean fused into one pass that generates words
-    64 at a time and consumes them at once, summed in accurate_sum's order. After a
-    rejection the caller recomputes the row from the stream."""
-    threshold = ((_MASK32 - bound) + np.uint64(1)) % bound
-    words = buffer[:min(IID_CHUNK_WORDS, buffer.shape[0])]
-    chunk = words.shape[0]
-    rejected = False
-    total, compensation = 0.0, 0.0
-    block = np.empty(16)
-    next_block = 0
-    for base in range(0, count, chunk):
-        stop = min(chunk, count - base)
-        next_block = refill_from(words[:(stop + 3) // 4 * 4], next_block, k0, k1, BLOCK_START)
-        full = stop - stop % 16
-        for i in range(0, full, 16):
-            for j in range(16):
-                product = words[i + j] * bound
-                rejected |= (product & _MASK32) < threshold
-                block[j] = column[np.int64(product >> _S32)]
-            lane0 = (block[0] + block[4]) + (block[8] + block[12])
-            lane1 = (block[1] + block[5]) + (block[9] + block[13])
-            lane2 = (block[2] + block[6]) + (block[10] + block[14])
-            lane3 = (block[3] + block[7]) + (block[11] + block[15])
-            total, compensation = _two_sum(total, compensation, (lane0 + lane1) + (lane2 + lane3))
-        for i in range(full, stop):
-            product = words[i] * bound
-            rejected |= (product & _MASK32) < threshold
-            total, compensation = _two_sum(total, compensation, column[np.int64(product >> _S32)])
-    return total + compensation, rejected
+@njit(cache=True)
+def accurate_sum(values, count):
+    """Sum of values[:count]: pairwise blocks of 16, block sums accumulated with TwoSum."""
+    return _compensated_sum(values, None, count)
 
 
 @njit(cache=True)
@@ -153,34 +122,34 @@ def _gather_reduce_task(begin, end, layout, n, block_length, start_count, start_
                         root_lo, root_hi, first, columns, weights, centres, kind, levels, out):
     d = columns.shape[0]
     tapered = weights.shape[0] > 0
-    fused_iid_mean = layout == IID_ROWS and kind == MEAN and d == 1 and not tapered
     scratch = new_scratch(n, block_length)
     row, gathered = scratch[3], scratch[4]
     for r in range(begin, end):
         k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
-        if fused_iid_mean:
-            total, rejected = _iid_sum(scratch[0], k0, k1, start_count, columns[0], n)
-            if not rejected:
-                out[r, 0] = total / n
-                continue
         fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, row, scratch)
         offset = 0
         for c in range(d):
             column = columns[c]
-            if tapered:
+            if kind == MEAN and not tapered:
+                out[r, offset] = _compensated_sum(column, row, n) / n  # same order as moment()
+                offset += 1
+            elif tapered:
                 centre = centres[c]
                 for i in range(n):
                     gathered[i] = centre + weights[i % block_length] * (column[row[i]] - centre)
+                offset = reduce_column(kind, levels, gathered, out[r], offset)
             else:
                 for i in range(n):
                     gathered[i] = column[row[i]]
-            offset = reduce_column(kind, levels, gathered, out[r], offset)
+                offset = reduce_column(kind, levels, gathered, out[r], offset)
 
 
 def gather_reduce(plan, root, first, columns, weights, centres, kind, levels, out):
     """Fill ``out`` (rows first .. first + len(out) - 1) with the fused gather kernel:
     ``columns`` is (d, n), ``weights`` the taper weights (empty when untapered)."""
-    run_replicates(_gather_reduce_task, out.shape[0], out.shape[0] * plan.n, *plan.arguments(), root[0], root[1],
+    per_value = 2 if kind in (MEAN, VAR, STD) else 20  # ns; order statistics sort
+    run_replicates(_gather_reduce_task, out.shape[0], out.shape[0] * plan.n * columns.shape[0] * per_value,
+                   *plan.arguments(), root[0], root[1],
                    first, columns, weights, centres, kind, levels, out)
 
 
@@ -207,7 +176,7 @@ def _materialize_task(begin, end, layout, n, block_length, start_count, start_sc
 def materialize(plan, root, first, data, weights, centres, out):
     """Fill the preallocated ``out`` (R, n, d), in its own dtype, with replicates
     first .. first + R - 1 of the (n, d) ``data``."""
-    run_replicates(_materialize_task, out.shape[0], out.shape[0] * plan.n, *plan.arguments(), root[0], root[1],
+    run_replicates(_materialize_task, out.shape[0], 2 * out.size, *plan.arguments(), root[0], root[1],
                    first, data, weights, centres, out)
 
 
@@ -273,5 +242,7 @@ def block_mean_var(plan, root, first, columns, kind, out):
     sums_prefix = np.array([rounded_prefix(np.ascontiguousarray(c)) for c in centred])
     squares_prefix = np.array([rounded_prefix(np.ascontiguousarray(c * c)) for c in centred])
     blocks = -(-plan.n // plan.block_length)
-    run_replicates(_block_mean_var_task, out.shape[0], out.shape[0] * blocks, *plan.arguments(), root[0], root[1],
+    per_block = 15 if plan.layout == STATIONARY_ROWS else 6  # ns, with the geometric length draw or without
+    run_replicates(_block_mean_var_task, out.shape[0], out.shape[0] * (blocks * columns.shape[0] * per_block + 60),
+                   *plan.arguments(), root[0], root[1],
                    first, sums_prefix, squares_prefix, means, kind, out)
