@@ -40,6 +40,10 @@ class RowPlan:
         self.start_count, self.start_scale, self.wrap = start_count, start_scale, wrap
         self.table = table
 
+    def scratch(self):
+        """A fresh :func:`new_scratch` for this plan (one per thread)."""
+        return new_scratch(self.n, self.block_length)
+
     def arguments(self):
         return (self.layout, self.n, self.block_length, np.uint64(self.start_count), self.start_scale,
                 self.wrap, self.table)
@@ -62,18 +66,17 @@ def row_plan(method, n):
     raise TypeError(f"not a resolved method spec: {method!r}")
 
 
-@njit(cache=True)
 def stream_words(n, block_length):
     """Words of stream buffer: enough for a whole row's draws in the common case, so one
     branch-free (vectorised) refill serves it; a multiple of 4, at least 4."""
     return 4 * ((n // block_length + 8) // 4 + 1)
 
 
-@njit(cache=True)
 def new_scratch(n, block_length):
-    """Per-task work space: start and length word buffers, their cursors (rows 0 and 1
-    of ``states``: position in buffer, next Philox block), an index row, n floats, and
-    the starts and lengths of up to n blocks."""
+    """Work space of one thread, allocated by numpy (compiling allocations would cost
+    a second of first-call time): start and length word buffers, their cursors (rows 0
+    and 1 of ``states``: position in buffer, next Philox block), an index row, n floats,
+    and the starts and lengths of up to n blocks."""
     words = stream_words(n, block_length)
     return (np.empty(words, dtype=np.uint64), np.empty(2 * words, dtype=np.uint64), np.zeros((2, 2), dtype=np.int64),
             np.empty(n, dtype=np.int32), np.empty(n, dtype=np.float64),
@@ -209,9 +212,8 @@ def fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0,
 
 
 @njit(cache=True, nogil=True)
-def _index_task(begin, end, layout, n, block_length, start_count, start_scale, wrap, table, root_lo, root_hi, first,
-                out):
-    scratch = new_scratch(n, block_length)
+def _index_task(begin, end, scratch, layout, n, block_length, start_count, start_scale, wrap, table, root_lo, root_hi,
+                first, out):
     for r in range(begin, end):
         k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
         fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, out[r], scratch)
@@ -221,5 +223,6 @@ def index_matrix(method, n, seed, n_bootstraps, first=0):
     """(n_bootstraps - first, n) int32 rows of replicates first .. n_bootstraps - 1."""
     out = np.empty((n_bootstraps - first, n), dtype=np.int32)
     root_lo, root_hi = root_key(seed)
-    run_replicates(_index_task, out.shape[0], 2 * out.size, *row_plan(method, n).arguments(), root_lo, root_hi, first, out)
+    plan = row_plan(method, n)
+    run_replicates(_index_task, out.shape[0], 2 * out.size, plan.scratch, *plan.arguments(), root_lo, root_hi, first, out)
     return out

@@ -18,19 +18,20 @@ import numba
 PARALLEL_MIN_NANOSECONDS = 1_500_000  # estimated single-thread work below which one thread is faster
 
 
-def run_replicates(task, replicates, nanoseconds, *arguments):
-    """Call ``task(begin, end, *arguments)`` over [0, replicates) split across threads;
-    ``nanoseconds`` is the caller's estimate of the whole request on one thread."""
+def run_replicates(task, replicates, nanoseconds, workspace, *arguments):
+    """Call ``task(begin, end, workspace(), *arguments)`` over [0, replicates) split
+    across threads, each with its own work space; ``nanoseconds`` is the caller's
+    estimate of the whole request on one thread."""
     threads = min(numba.get_num_threads(), replicates) if nanoseconds >= PARALLEL_MIN_NANOSECONDS else 1
     if threads <= 1:
-        task(0, replicates, *arguments)
+        task(0, replicates, workspace(), *arguments)
         return
     bounds = [replicates * k // threads for k in range(threads + 1)]
     failures = []
 
     def run(begin, end):
         try:
-            task(begin, end, *arguments)
+            task(begin, end, workspace(), *arguments)
         except BaseException as error:  # re-raised in the caller below
             failures.append(error)
 

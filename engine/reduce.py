@@ -20,14 +20,14 @@ TwoSum and rounded once, so each is within u sum|c_i| of exact (centring keeps t
 small), and a replicate mean is within (2 m + 2) u sum|c_i| / n + 2 u |mean| of exact.
 
 Kernels are ``nogil`` functions over a range of replicates, run on threads by
-``parallel.run_replicates``; each range allocates its scratch once, and a replicate's
+``parallel.run_replicates``; each thread gets its own scratch (allocated by numpy), and a replicate's
 result depends only on (seed, replicate), never on the range it fell in.
 """
 
 import numpy as np
 from numba import njit
 
-from .indices import STATIONARY_ROWS, fill_row, new_scratch, row_blocks
+from .indices import STATIONARY_ROWS, fill_row, row_blocks
 from .parallel import run_replicates
 from .keys import replicate_key
 
@@ -118,11 +118,10 @@ def reduce_column(kind, levels, gathered, out, offset):
 
 
 @njit(cache=True, nogil=True)
-def _gather_reduce_task(begin, end, layout, n, block_length, start_count, start_scale, wrap, table,
+def _gather_reduce_task(begin, end, scratch, layout, n, block_length, start_count, start_scale, wrap, table,
                         root_lo, root_hi, first, columns, weights, centres, kind, levels, out):
     d = columns.shape[0]
     tapered = weights.shape[0] > 0
-    scratch = new_scratch(n, block_length)
     row, gathered = scratch[3], scratch[4]
     for r in range(begin, end):
         k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
@@ -149,16 +148,15 @@ def gather_reduce(plan, root, first, columns, weights, centres, kind, levels, ou
     ``columns`` is (d, n), ``weights`` the taper weights (empty when untapered)."""
     per_value = 2 if kind in (MEAN, VAR, STD) else 20  # ns; order statistics sort
     run_replicates(_gather_reduce_task, out.shape[0], out.shape[0] * plan.n * columns.shape[0] * per_value,
-                   *plan.arguments(), root[0], root[1],
+                   plan.scratch, *plan.arguments(), root[0], root[1],
                    first, columns, weights, centres, kind, levels, out)
 
 
 @njit(cache=True, nogil=True)
-def _materialize_task(begin, end, layout, n, block_length, start_count, start_scale, wrap, table,
+def _materialize_task(begin, end, scratch, layout, n, block_length, start_count, start_scale, wrap, table,
                       root_lo, root_hi, first, data, weights, centres, out):
     d = data.shape[1]
     tapered = weights.shape[0] > 0
-    scratch = new_scratch(n, block_length)
     row = scratch[3]
     for r in range(begin, end):
         k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
@@ -176,7 +174,7 @@ def _materialize_task(begin, end, layout, n, block_length, start_count, start_sc
 def materialize(plan, root, first, data, weights, centres, out):
     """Fill the preallocated ``out`` (R, n, d), in its own dtype, with replicates
     first .. first + R - 1 of the (n, d) ``data``."""
-    run_replicates(_materialize_task, out.shape[0], 2 * out.size, *plan.arguments(), root[0], root[1],
+    run_replicates(_materialize_task, out.shape[0], 2 * out.size, plan.scratch, *plan.arguments(), root[0], root[1],
                    first, data, weights, centres, out)
 
 
@@ -210,10 +208,10 @@ def _block_total(prefix, c, n, wrap, starts, lengths, blocks):
 
 
 @njit(cache=True, nogil=True)
-def _block_mean_var_task(begin, end, layout, n, block_length, start_count, start_scale, wrap, table,
+def _block_mean_var_task(begin, end, scratch, layout, n, block_length, start_count, start_scale, wrap, table,
                          root_lo, root_hi, first, sums_prefix, squares_prefix, means, kind, out):
     d = means.shape[0]
-    starts_buffer, lengths_buffer, states, _, _, starts, lengths = new_scratch(n, block_length)
+    starts_buffer, lengths_buffer, states, _, _, starts, lengths = scratch
     for r in range(begin, end):
         k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
         blocks = row_blocks(layout, n, block_length, start_count, start_scale, table, k0, k1,
@@ -244,5 +242,5 @@ def block_mean_var(plan, root, first, columns, kind, out):
     blocks = -(-plan.n // plan.block_length)
     per_block = 15 if plan.layout == STATIONARY_ROWS else 6  # ns, with the geometric length draw or without
     run_replicates(_block_mean_var_task, out.shape[0], out.shape[0] * (blocks * columns.shape[0] * per_block + 60),
-                   *plan.arguments(), root[0], root[1],
+                   plan.scratch, *plan.arguments(), root[0], root[1],
                    first, sums_prefix, squares_prefix, means, kind, out)
