@@ -176,7 +176,9 @@ def _point(series, statistic):
         sample = series.values[:, 0].copy() if series.univariate else series.values.copy()
         return statistic_components(statistic.function(sample), "the original data")
     kind = kernels.KIND_CODES[statistic.kind]
-    if kind in (kernels.MEAN, kernels.VAR, kernels.STD):  # compiles only the small moment kernel
+    if kind == kernels.MEAN:  # the mean in moment()'s order, without compiling moment() for it
+        return tuple(float(kernels.accurate_sum(column, series.n) / series.n) for column in _columns(series))
+    if kind in (kernels.VAR, kernels.STD):  # compiles only the small moment kernel
         return tuple(float(kernels.moment(kind, column)) for column in _columns(series))
     levels = np.asarray(statistic.levels, dtype=float)
     out = np.empty(series.d * max(1, len(levels)))

@@ -134,8 +134,9 @@ def _fixed_blocks(n, block_length, start_count, start_scale, k0, k1, starts_buff
 def _stationary_blocks(n, start_count, table, k0, k1, starts_buffer, lengths_buffer, starts, lengths):
     # The draws of reference.draws (bounded starts, geometric lengths), with the cursors
     # in registers rather than in the shared ``states`` array: this loop is the hot one.
-    start_cursor, start_next = 0, refill_from(starts_buffer, 0, k0, k1, BLOCK_START)
-    length_cursor, length_next = 0, refill_from(lengths_buffer, 0, k0, k1, BLOCK_LENGTH)
+    first_block = np.int64(0)  # typed, not literal: a literal 0 would compile refill_from once more
+    start_cursor, start_next = 0, refill_from(starts_buffer, first_block, k0, k1, BLOCK_START)
+    length_cursor, length_next = 0, refill_from(lengths_buffer, first_block, k0, k1, BLOCK_LENGTH)
     start_capacity, length_capacity = starts_buffer.shape[0], lengths_buffer.shape[0]
     threshold = ((_MASK32 - start_count) + np.uint64(1)) % start_count
     count = np.int64(table[COUNT])
