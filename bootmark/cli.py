@@ -1,9 +1,47 @@
-"""The ``bootmark`` command line."""
+"""The ``bootmark`` command line: ``example``, ``bench``, ``compare`` and ``gate``."""
 
 import argparse
+import json
 import sys
 
 from .example import render_s1
+
+
+def _bench(args):
+    from . import bench, receipts
+    profile = "quick" if args.quick else "full"
+    try:
+        cells = bench.select(bench.grid(profile), bench.parse_filters(args.cells))
+    except ValueError as error:
+        print(f"bootmark bench: {error}", file=sys.stderr)
+        return 2
+    if args.cells:
+        profile = "custom"
+    try:
+        receipt = bench.run_grid(cells, args.warmups, args.samples, profile, show_progress=not args.no_progress)
+    except bench.TripwireError as error:
+        print(f"bootmark bench: TRIPWIRE: {error}", file=sys.stderr)
+        return 3
+    print(bench.render_table(receipt))
+    if args.no_write:
+        print("(receipt not written: --no-write)")
+    else:
+        print(f"receipt: {receipts.write_receipt(receipt, args.output_dir)}")
+    return 0
+
+
+def _compare(args):
+    from . import compare, receipts
+    try:
+        verdict = compare.compare_paths(args.old, args.new, tolerance=args.tolerance)
+    except (receipts.ReceiptError, compare.ComparisonError) as error:
+        print(f"bootmark compare: {error}", file=sys.stderr)
+        return compare.INCOMPARABLE
+    print(compare.render_markdown(verdict))
+    if args.json:
+        with open(args.json, "w") as stream:
+            json.dump(verdict, stream, indent=1, sort_keys=True)
+    return verdict["exit_code"]
 
 
 def main(argv=None):
@@ -13,10 +51,45 @@ def main(argv=None):
     example.add_argument("--n-bootstraps", type=int, default=999, help="replicates per method (default 999)")
     example.add_argument("--seed", type=int, default=2026, help="bootstrap seed (default 2026)")
     example.add_argument("--alpha", type=float, default=0.10, help="two-sided tail probability (default 0.10)")
+
+    from . import bench
+    timed = commands.add_parser("bench", help="time the engine against arch and tsbootstrap; write a receipt",
+                                description=bench.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    timed.add_argument("--quick", action="store_true", help="the small CI profile (n = 2000, B = 999, + sentinels)")
+    timed.add_argument("--cells", default="", help="filter such as method=iid,n=2000,B=999 or sentinel=false")
+    timed.add_argument("--warmups", type=int, default=3, help="untimed runs per path before timing (default 3)")
+    timed.add_argument("--samples", type=int, default=15, help="interleaved timed rounds per cell (default 15)")
+    timed.add_argument("--output-dir", default=bench.RECEIPT_DIRECTORY, help="where the receipt goes")
+    timed.add_argument("--no-write", action="store_true", help="print the table but write no receipt")
+    timed.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    compared = commands.add_parser("compare", help="compare two bench receipts (exit 0 pass, 1 regression, "
+                                   "2 incomparable)")
+    compared.add_argument("old")
+    compared.add_argument("new")
+    compared.add_argument("--tolerance", type=float, default=1.25, help="allowed slow-down factor (default 1.25)")
+    compared.add_argument("--json", help="also write the machine-readable summary to this path")
+
+    gated = commands.add_parser("gate", help="CI speed check: quick bench vs the newest committed quick receipt")
+    gated.add_argument("--tolerance", type=float, default=1.25, help="allowed slow-down factor (default 1.25)")
+    gated.add_argument("--no-progress", action="store_true", help="no progress bar")
+
     args = parser.parse_args(argv)
     if args.command == "example":
         print(render_s1(args.n_bootstraps, args.seed, args.alpha))
-    return 0
+        return 0
+    if args.command == "bench":
+        if args.samples < 3 or args.warmups < 0:
+            parser.error("--samples must be at least 3 and --warmups at least 0")
+        return _bench(args)
+    if args.command == "gate":
+        from .gate import run_gate
+        try:
+            return run_gate(args.tolerance, show_progress=not args.no_progress)
+        except bench.TripwireError as error:
+            print(f"bootmark gate: TRIPWIRE: {error}", file=sys.stderr)
+            return 3
+    return _compare(args)
 
 
 if __name__ == "__main__":

@@ -11,17 +11,24 @@ joining a Python thread costs 0.1 to 0.5 ms on the virtual 2-core machines measu
 here. The estimate only picks the schedule, and no result depends on the schedule.
 """
 
+import os
 import threading
+import time
 
 import numba
 
 PARALLEL_MIN_NANOSECONDS = 1_500_000  # estimated single-thread work below which one thread is faster
+# Seconds of sleep added to every kernel dispatch. Only the speed gate's negative control
+# (tests/test_gate.py) sets it, to show that a slower engine fails `bootmark gate`.
+NEGATIVE_CONTROL_SLEEP = "BOOTMARK_NEGATIVE_CONTROL_SLEEP"
 
 
 def run_replicates(task, replicates, nanoseconds, workspace, *arguments):
     """Call ``task(begin, end, workspace(), *arguments)`` over [0, replicates) split
     across threads, each with its own work space; ``nanoseconds`` is the caller's
     estimate of the whole request on one thread."""
+    if NEGATIVE_CONTROL_SLEEP in os.environ:
+        time.sleep(float(os.environ[NEGATIVE_CONTROL_SLEEP]))
     threads = min(numba.get_num_threads(), replicates) if nanoseconds >= PARALLEL_MIN_NANOSECONDS else 1
     if threads <= 1:
         task(0, replicates, workspace(), *arguments)

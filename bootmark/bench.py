@@ -1,0 +1,231 @@
+"""``bootmark bench``: the head-to-head timing grid, written as a receipt.
+
+For each cell (method x n x B; block length 10, mean 10 for stationary) it times, in one
+process and interleaved (see ``bootmark.timing``):
+
+* ``engine_reduce``:      engine.bootstrap_reduce(x, method, "mean", B)   (the reference path)
+* ``engine_materialize``: engine.bootstrap(x, method, B).values().mean(axis=1)
+* ``arch``:               arch.bootstrap.XBootstrap(...).apply(np.mean, reps=B)
+* ``tsbootstrap``:        tsbootstrap.bootstrap_reduce(..., statistic="mean", backend="compiled")
+* ``philox_floor``:       (i.i.d. cells) generating the n x B Philox words and nothing else
+
+Ratios are path time / engine_reduce time per round (> 1: the engine's reduce is faster),
+with a moving-block bootstrap interval on their median. Sentinel cells (one Numba
+thread, n = 2000, B = 10000, engine reduce and arch only) track per-replicate cost
+without scheduling noise. A peer that is not installed is skipped with the reason
+recorded. Tripwires stop the run, before anything is written, on a path timed at zero,
+a non-finite statistic, or engine reduce disagreeing with materialize-then-reduce.
+"""
+
+import os
+import sys
+
+import numpy as np
+
+from . import provenance, receipts, timing
+
+METHODS = ("iid", "moving", "circular", "stationary")
+SIZES = (200, 2000, 10000)
+REPLICATES = (999, 10000)
+BLOCK_LENGTH = 10
+SENTINEL_SIZE, SENTINEL_REPLICATES = 2000, 10000
+QUICK_CELLS = tuple((method, 2000, 999) for method in METHODS)
+RECEIPT_DIRECTORY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "receipts", "bench")
+REFERENCE_PATH = "engine_reduce"
+MATERIALIZE_PATH = "engine_materialize"
+PEER_PATHS = ("arch", "tsbootstrap")
+
+
+class TripwireError(RuntimeError):
+    """An implausible aggregate signal: the run stops and no receipt is written."""
+
+
+def grid(profile):
+    """(method, n, B, sentinel) cells of a profile: "full" or "quick"."""
+    if profile == "full":
+        cells = [(m, n, b) for m in METHODS for n in SIZES for b in REPLICATES]
+    elif profile == "quick":
+        cells = list(QUICK_CELLS)
+    else:
+        raise ValueError(f"profile must be 'full' or 'quick', got {profile!r}")
+    return [(m, n, b, False) for m, n, b in cells] + [(m, SENTINEL_SIZE, SENTINEL_REPLICATES, True) for m in METHODS]
+
+
+def select(cells, filters):
+    """Cells matching every ``key=value`` filter (keys: method, n, B, sentinel)."""
+    def keep(cell):
+        fields = {"method": cell[0], "n": str(cell[1]), "B": str(cell[2]), "sentinel": str(cell[3]).lower()}
+        return all(fields.get(key) == value for key, value in filters.items())
+    unknown = set(filters) - {"method", "n", "B", "sentinel"}
+    if unknown:
+        raise ValueError(f"unknown cell filter {sorted(unknown)}; use method=, n=, B= or sentinel=")
+    return [cell for cell in cells if keep(cell)]
+
+
+def parse_filters(text):
+    """"n=200,method=iid" -> {"n": "200", "method": "iid"}."""
+    filters = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, separator, value = part.partition("=")
+        if not separator or not value:
+            raise ValueError(f"cell filter {part!r} is not key=value, e.g. method=iid,n=2000")
+        filters[key] = value
+    return filters
+
+
+def engine_method(name):
+    import engine
+    return {"iid": engine.IID(), "moving": engine.MovingBlock(BLOCK_LENGTH),
+            "circular": engine.CircularBlock(BLOCK_LENGTH), "stationary": engine.StationaryBlock(BLOCK_LENGTH)}[name]
+
+
+def _arch_path(name, x, n_bootstraps):
+    from arch.bootstrap import CircularBlockBootstrap, IIDBootstrap, MovingBlockBootstrap, StationaryBootstrap
+
+    def run():
+        if name == "iid":
+            resampler = IIDBootstrap(x, seed=1)
+        else:
+            kind = {"moving": MovingBlockBootstrap, "circular": CircularBlockBootstrap,
+                    "stationary": StationaryBootstrap}[name]
+            resampler = kind(BLOCK_LENGTH, x, seed=1)
+        return resampler.apply(np.mean, reps=n_bootstraps)[:, 0]
+    return run
+
+
+def _tsbootstrap_path(name, x, n_bootstraps):
+    import tsbootstrap as tb
+    method = {"iid": lambda: tb.IID(), "moving": lambda: tb.MovingBlock(block_length=BLOCK_LENGTH),
+              "circular": lambda: tb.CircularBlock(block_length=BLOCK_LENGTH),
+              "stationary": lambda: tb.StationaryBlock(avg_block_length=BLOCK_LENGTH)}[name]()
+
+    def run():
+        return tb.bootstrap_reduce(x, method=method, statistic="mean", n_bootstraps=n_bootstraps, random_state=1,
+                                   backend="compiled").statistics
+    return run
+
+
+def _philox_floor_path(n, n_bootstraps):
+    from .philox_floor import philox_floor
+    return lambda: philox_floor(n, n_bootstraps)
+
+
+def peer_status():
+    """{path: reason} for peers that cannot be timed here."""
+    skipped = {}
+    for path, module, version in (("arch", "arch", "8.0.0"), ("tsbootstrap", "tsbootstrap", "0.7.3")):
+        found = provenance.package_version(module)
+        if found is None:
+            skipped[path] = f"{module} is not installed (pip install {module}=={version})"
+    return skipped
+
+
+def cell_paths(name, n, n_bootstraps, sentinel, skipped):
+    """The zero-argument callables timed in one cell, reference path first."""
+    import engine
+    x = np.random.default_rng(n).standard_normal(n)
+    method = engine_method(name)
+    paths = {REFERENCE_PATH: lambda: engine.bootstrap_reduce(x, method, "mean", n_bootstraps, seed=1).statistics}
+    if not sentinel:
+        paths[MATERIALIZE_PATH] = lambda: engine.bootstrap(
+            x, method, n_bootstraps, seed=1, memory_budget=16 << 30).values().mean(axis=1)
+    if "arch" not in skipped:
+        paths["arch"] = _arch_path(name, x, n_bootstraps)
+    if not sentinel and "tsbootstrap" not in skipped:
+        paths["tsbootstrap"] = _tsbootstrap_path(name, x, n_bootstraps)
+    if not sentinel and name == "iid":
+        paths["philox_floor"] = _philox_floor_path(n, n_bootstraps)
+    return paths
+
+
+def check_statistics(paths, label):
+    """Tripwires on one run of each statistic path: finite results, and engine reduce
+    equal to materialize-then-reduce within the engine's stated accuracy."""
+    results = {name: np.asarray(run(), dtype=float) for name, run in paths.items() if name != "philox_floor"}
+    for name, values in results.items():
+        if not np.all(np.isfinite(values)):
+            raise TripwireError(f"{label}: path {name} returned a non-finite statistic; no receipt written")
+    if MATERIALIZE_PATH in results:
+        reduce_values, materialized = results[REFERENCE_PATH], results[MATERIALIZE_PATH]
+        # Block algebra and pairwise sums differ from numpy's mean by a few ulps of the
+        # data's scale (engine/reduce.py); 1e-9 leaves room for that and for nothing else.
+        if reduce_values.shape != materialized.shape or not np.allclose(reduce_values, materialized, rtol=0,
+                                                                        atol=1e-9):
+            worst = float(np.max(np.abs(reduce_values - materialized)))
+            raise TripwireError(f"{label}: engine reduce disagrees with materialize-then-reduce (max |diff| "
+                                f"{worst:.3g}); no receipt written")
+
+
+def measure_cell(name, n, n_bootstraps, sentinel, warmups, samples, skipped, progress=None):
+    """One cell's receipt entry (times, summaries, ratios with intervals)."""
+    import numba
+    label = f"{name} n={n} B={n_bootstraps}{' sentinel' if sentinel else ''}"
+    paths = cell_paths(name, n, n_bootstraps, sentinel, skipped)
+    threads_before = numba.get_num_threads()
+    try:
+        if sentinel:
+            numba.set_num_threads(1)
+        check_statistics(paths, label)
+        times = timing.time_interleaved(paths, warmups, samples, progress)
+        threads = numba.get_num_threads()
+    finally:
+        numba.set_num_threads(threads_before)
+    for path, samples_s in times.items():
+        if not timing.all_positive(samples_s):
+            raise TripwireError(f"{label}: path {path} was timed at zero or not at all; no receipt written")
+    reference = times[REFERENCE_PATH]
+    cell = {"method": name, "n": n, "n_bootstraps": n_bootstraps, "threads": threads, "sentinel": sentinel,
+            "paths": {path: timing.summary(s) for path, s in times.items()},
+            "ratios": {path: timing.median_ratio(s, reference) for path, s in times.items() if path != REFERENCE_PATH}}
+    if MATERIALIZE_PATH in times:  # the materializing path is judged against the peers too
+        cell["materialize_ratios"] = {path: timing.median_ratio(times[path], times[MATERIALIZE_PATH])
+                                      for path in PEER_PATHS if path in times}
+    return cell
+
+
+def run_grid(cells, warmups=3, samples=15, profile="custom", show_progress=True):
+    """Measure ``cells`` and return the sealed receipt (not yet written)."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # idle OpenMP workers would steal the 2 cores
+    if not cells:
+        raise ValueError("no cell matches the filter; see `bootmark bench --help` for the grid")
+    started = provenance.collect()
+    skipped = peer_status()
+    bar = _progress_bar(len(cells) * samples, show_progress)
+    try:
+        measured = [measure_cell(*cell, warmups, samples, skipped, bar.update) for cell in cells]
+    finally:
+        bar.close()
+    started["threads"] = provenance.threading_state()
+    started["finished_utc"] = provenance.utc_now()
+    body = {"profile": profile, "warmups": warmups, "samples": samples, "block_length": BLOCK_LENGTH,
+            "reference_path": REFERENCE_PATH, "skipped_paths": skipped, "cells": measured}
+    return receipts.seal("bench", started, body)
+
+
+def _progress_bar(total, show):
+    from tqdm import tqdm
+    return tqdm(total=total, desc="bench rounds", unit="round", file=sys.stderr, disable=not show, smoothing=0.1)
+
+
+def _verdict(ratio):
+    return "win" if ratio["ci_low"] > 1 else "LOSS" if ratio["ci_high"] < 1 else "tie"
+
+
+def render_table(receipt):
+    """Markdown table of a bench receipt: one row per (cell, compared path) with medians
+    and the ratio's interval. Against a peer the verdict is win / LOSS / tie (interval
+    above, below or across 1); the Philox floor row is the roofline, not a contest."""
+    lines = ["| method | n | B | threads | engine path | engine ms | vs | vs ms | ratio (95% CI) | verdict |",
+             "|---|---:|---:|---:|---|---:|---|---:|---|---|"]
+    for cell in receipt["body"]["cells"]:
+        name = cell["method"] + (" (sentinel)" if cell["sentinel"] else "")
+        comparisons = [(REFERENCE_PATH, path, ratio) for path, ratio in cell["ratios"].items()]
+        comparisons += [(MATERIALIZE_PATH, path, ratio) for path, ratio in cell.get("materialize_ratios", {}).items()]
+        for ours, theirs, ratio in comparisons:
+            verdict = ("roofline" if theirs == "philox_floor" else "fused gain" if theirs == MATERIALIZE_PATH
+                       else _verdict(ratio))
+            lines.append(f"| {name} | {cell['n']} | {cell['n_bootstraps']} | {cell['threads']} | {ours} | "
+                         f"{cell['paths'][ours]['median_s'] * 1e3:.2f} | {theirs} | "
+                         f"{cell['paths'][theirs]['median_s'] * 1e3:.2f} | {ratio['median']:.2f} "
+                         f"({ratio['ci_low']:.2f}-{ratio['ci_high']:.2f}) | {verdict} |")
+    return "\n".join(lines)

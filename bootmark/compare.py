@@ -1,0 +1,112 @@
+"""``bootmark compare OLD NEW``: did the engine get slower?
+
+Exit codes: 0 pass, 1 regression, 2 incomparable.
+
+Rules, for cells present in both receipts (matched on method, n, B and sentinel):
+
+1. **Box state.** ``arch`` is pinned external code, so its time measures the machine.
+   The drift is the median over matched cells of |NEW arch / OLD arch - 1|. Above
+   ``BOX_DRIFT`` (10%) the boxes are incomparable and absolute milliseconds are not
+   compared.
+2. **Within-run ratios** are compared across any boxes. The engine's relative cost is
+   engine_reduce / arch per round (the inverse of the receipt's arch ratio). A cell
+   regresses when the whole of NEW's confidence interval for that cost lies above
+   OLD's point value times ``tolerance``.
+3. **Absolute time**, only on comparable boxes: a sentinel cell (one thread) regresses
+   when NEW's median engine_reduce exceeds OLD's times ``tolerance``.
+
+The verdict is 1 if any cell regresses; otherwise 2 if the boxes are incomparable (the
+ratios alone could not show a slow-down common to every path); otherwise 0.
+"""
+
+import statistics
+
+from . import receipts
+
+PASS, REGRESSION, INCOMPARABLE = 0, 1, 2
+BOX_DRIFT = 0.10
+CONTROL_PATH = "arch"
+ENGINE_PATH = "engine_reduce"
+
+
+class ComparisonError(ValueError):
+    """The two receipts cannot be compared (different kinds, nothing in common)."""
+
+
+def _cells(receipt):
+    return {(c["method"], c["n"], c["n_bootstraps"], c["sentinel"]): c for c in receipt["body"]["cells"]}
+
+
+def box_drift(old, new):
+    """Median |NEW arch / OLD arch - 1| over matched cells that timed arch, or None."""
+    old_cells, new_cells = _cells(old), _cells(new)
+    drifts = [abs(new_cells[k]["paths"][CONTROL_PATH]["median_s"] / old_cells[k]["paths"][CONTROL_PATH]["median_s"]
+                  - 1.0)
+              for k in sorted(set(old_cells) & set(new_cells))
+              if CONTROL_PATH in old_cells[k]["paths"] and CONTROL_PATH in new_cells[k]["paths"]]
+    return statistics.median(drifts) if drifts else None
+
+
+def compare(old, new, tolerance=1.25):
+    """The verdict dict: exit_code, box drift, and one row per matched cell."""
+    for receipt in (old, new):
+        if receipt.get("kind") != "bench":
+            raise ComparisonError(f"only bench receipts can be compared; got a {receipt.get('kind')!r} receipt")
+    if not tolerance > 1:
+        raise ComparisonError(f"tolerance must be above 1 (an allowed slow-down factor), got {tolerance}")
+    old_cells, new_cells = _cells(old), _cells(new)
+    matched = sorted(set(old_cells) & set(new_cells))
+    if not matched:
+        raise ComparisonError("the receipts have no cell in common; compare receipts of the same profile")
+    drift = box_drift(old, new)
+    comparable = drift is not None and drift <= BOX_DRIFT
+    rows = []
+    for key in matched:
+        before, after = old_cells[key], new_cells[key]
+        row = {"method": key[0], "n": key[1], "n_bootstraps": key[2], "sentinel": key[3], "regressed": False,
+               "reasons": []}
+        if CONTROL_PATH in before["ratios"] and CONTROL_PATH in after["ratios"]:
+            old_cost = 1.0 / before["ratios"][CONTROL_PATH]["median"]
+            new_ratio = after["ratios"][CONTROL_PATH]
+            new_low, new_high = 1.0 / new_ratio["ci_high"], 1.0 / new_ratio["ci_low"]
+            row.update(old_cost=old_cost, new_cost=1.0 / new_ratio["median"], new_cost_ci=[new_low, new_high])
+            if new_low > old_cost * tolerance:
+                row["regressed"] = True
+                row["reasons"].append(f"engine/arch cost CI [{new_low:.3g}, {new_high:.3g}] lies above "
+                                      f"{old_cost:.3g} x {tolerance}")
+        old_ms = before["paths"][ENGINE_PATH]["median_s"] * 1e3
+        new_ms = after["paths"][ENGINE_PATH]["median_s"] * 1e3
+        row.update(old_ms=old_ms, new_ms=new_ms)
+        if key[3] and comparable and new_ms > old_ms * tolerance:
+            row["regressed"] = True
+            row["reasons"].append(f"sentinel median {new_ms:.3g} ms > {old_ms:.3g} ms x {tolerance}")
+        rows.append(row)
+    regressed = any(row["regressed"] for row in rows)
+    exit_code = REGRESSION if regressed else PASS if comparable else INCOMPARABLE
+    return {"exit_code": exit_code, "verdict": {PASS: "pass", REGRESSION: "regression",
+                                                 INCOMPARABLE: "incomparable"}[exit_code],
+            "box_drift": drift, "box_drift_limit": BOX_DRIFT, "comparable_boxes": comparable, "tolerance": tolerance,
+            "old_sha": old["provenance"]["source"]["git_sha"], "new_sha": new["provenance"]["source"]["git_sha"],
+            "unmatched_cells": [list(k) for k in sorted(set(old_cells) ^ set(new_cells))], "cells": rows}
+
+
+def compare_paths(old_path, new_path, tolerance=1.25):
+    """:func:`compare` on two receipt files (each loaded with its schema and hash checked)."""
+    return compare(receipts.load_receipt(old_path), receipts.load_receipt(new_path), tolerance)
+
+
+def render_markdown(verdict):
+    """The verdict as a markdown table with a one-line summary."""
+    drift = "n/a" if verdict["box_drift"] is None else f"{verdict['box_drift']:.1%}"
+    lines = [f"**{verdict['verdict'].upper()}** (exit {verdict['exit_code']}); arch drift {drift} "
+             f"(limit {verdict['box_drift_limit']:.0%}), tolerance x{verdict['tolerance']}", "",
+             "| method | n | B | sentinel | old ms | new ms | old engine/arch | new engine/arch (95% CI) | regressed |",
+             "|---|---:|---:|---|---:|---:|---:|---|---|"]
+    for row in verdict["cells"]:
+        cost = (f"{row['new_cost']:.3f} ({row['new_cost_ci'][0]:.3f}-{row['new_cost_ci'][1]:.3f})"
+                if "new_cost" in row else "n/a")
+        old_cost = f"{row['old_cost']:.3f}" if "old_cost" in row else "n/a"
+        lines.append(f"| {row['method']} | {row['n']} | {row['n_bootstraps']} | {row['sentinel']} | "
+                     f"{row['old_ms']:.2f} | {row['new_ms']:.2f} | {old_cost} | {cost} | "
+                     f"{'YES: ' + '; '.join(row['reasons']) if row['regressed'] else 'no'} |")
+    return "\n".join(lines)

@@ -1,0 +1,95 @@
+"""Where and with what a receipt was made (DESIGN.md section 5).
+
+``collect()`` returns a plain dict that every receipt carries under ``"provenance"``:
+machine (CPU model, cores, load average at start, frequency governor if readable),
+versions (Python, numpy, numba, arch, tsbootstrap, bootmark, STREAM_VERSION), the Numba
+thread count and threading layer, the git SHA and whether the tree was dirty, the UTC
+start time and the exact command line. Nothing here reads a clock into a *result*: the
+timestamp describes the run, it never feeds a number.
+"""
+
+import datetime
+import importlib.metadata
+import os
+import platform
+import subprocess
+import sys
+
+PEERS = ("numpy", "numba", "pandas", "arch", "tsbootstrap")
+
+
+def package_version(name):
+    """Installed version of a distribution, or None when it is not installed."""
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _cpu_model():
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _governor():
+    try:
+        with open("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor") as governor:
+            return governor.read().strip()
+    except OSError:
+        return None  # not exposed inside most virtual machines
+
+
+def machine():
+    """CPU model, logical cores, 1/5/15-minute load averages and governor (or None)."""
+    return {"cpu_model": _cpu_model(), "cores": os.cpu_count(), "load_average": list(os.getloadavg()),
+            "governor": _governor(), "platform": platform.platform()}
+
+
+def _git(*arguments, root):
+    completed = subprocess.run(["git", *arguments], cwd=root, capture_output=True, text=True, check=False)
+    return completed.stdout.strip() if completed.returncode == 0 else None
+
+
+def source_state(root):
+    """{"git_sha": full SHA or None, "dirty": bool or None} of the checkout at ``root``."""
+    sha = _git("rev-parse", "HEAD", root=root)
+    status = _git("status", "--porcelain", "--untracked-files=no", root=root)
+    return {"git_sha": sha, "dirty": None if status is None else bool(status)}
+
+
+def versions():
+    """Versions of Python, the peers and bootmark, and the stream version."""
+    from reference.indices import STREAM_VERSION
+
+    from . import __version__
+    found = {name: package_version(name) for name in PEERS}
+    return {"python": platform.python_version(), **found, "bootmark": __version__, "stream_version": STREAM_VERSION}
+
+
+def threading_state():
+    """Numba's thread count and threading layer (the layer is known once a parallel
+    region has run; "unknown" before)."""
+    import numba
+    try:
+        layer = numba.threading_layer()
+    except ValueError:
+        layer = "unknown"
+    return {"numba_threads": numba.get_num_threads(), "threading_layer": layer}
+
+
+def utc_now():
+    """Current UTC time as an ISO 8601 string with a Z suffix, seconds precision."""
+    return datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def collect(root=None):
+    """The provenance block of a receipt started now."""
+    root = root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return {"machine": machine(), "versions": versions(), "threads": threading_state(), "source": source_state(root),
+            "started_utc": utc_now(), "command_line": [os.path.basename(sys.argv[0]), *sys.argv[1:]]}

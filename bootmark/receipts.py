@@ -1,0 +1,157 @@
+"""Receipts: one JSON file per run, validated, hashed, written atomically, never overwritten.
+
+A receipt is ``{"kind", "schema_version", "provenance", "body", "content_sha256"}``.
+
+* ``kind`` names its JSON Schema, ``bootmark/schemas/<kind>.schema.json``; provenance has
+  its own schema (DESIGN.md section 5), shared by every kind.
+* ``content_sha256`` is the SHA-256 of the canonical JSON (sorted keys, no whitespace,
+  UTF-8) of everything else in the receipt, so a hand-edited figure is detected on load.
+* :func:`write_receipt` writes a temporary file in the target folder, flushes and fsyncs
+  it, then links it to a name that must not exist yet: a crash leaves either no receipt
+  or a whole one, and an existing receipt is never replaced.
+* :func:`load_receipt` refuses, with the path and the first failing field, a receipt
+  that fails its schema or its hash, or that comes from a newer schema version.
+"""
+
+import hashlib
+import json
+import math
+import os
+import re
+import tempfile
+from importlib import resources
+
+SCHEMA_VERSION = 1
+KINDS = ("bench",)  # "memory" joins with its schema
+
+
+class ReceiptError(ValueError):
+    """A receipt that cannot be written or trusted; the message names the file and field."""
+
+
+def _schema_text(name):
+    return resources.files("bootmark").joinpath("schemas", f"{name}.schema.json").read_text()
+
+
+def _validator(kind):
+    import jsonschema
+    from referencing import Registry, Resource
+
+    provenance = json.loads(_schema_text("provenance"))
+    registry = Registry().with_resource(provenance["$id"], Resource.from_contents(provenance)).with_resource(
+        "provenance.schema.json", Resource.from_contents(provenance))
+    schema = json.loads(_schema_text(kind))
+    return jsonschema.Draft202012Validator(schema, registry=registry)
+
+
+def canonical_json(value):
+    """The bytes hashed: sorted keys, no insignificant whitespace, UTF-8, no NaN."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
+
+
+def content_hash(receipt):
+    """SHA-256 (hex) of the receipt without its ``content_sha256`` field."""
+    return hashlib.sha256(canonical_json({k: v for k, v in receipt.items() if k != "content_sha256"})).hexdigest()
+
+
+def _first_nonfinite(value, path="$"):
+    if isinstance(value, float) and not math.isfinite(value):
+        return path
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found = _first_nonfinite(item, f"{path}.{key}" if isinstance(value, dict) else f"{path}[{key}]")
+        if found:
+            return found
+    return None
+
+
+def _check(receipt, where):
+    kind = receipt.get("kind") if isinstance(receipt, dict) else None
+    if kind not in KINDS:
+        raise ReceiptError(f"{where}: field 'kind' is {kind!r}; expected one of {KINDS}")
+    version = receipt.get("schema_version")
+    if isinstance(version, int) and version > SCHEMA_VERSION:
+        raise ReceiptError(f"{where}: schema_version {version} is newer than this bootmark understands "
+                           f"({SCHEMA_VERSION}); upgrade bootmark to read it")
+    errors = sorted(_validator(kind).iter_errors(receipt), key=lambda error: list(error.absolute_path))
+    if errors:
+        field = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in errors[0].absolute_path)
+        raise ReceiptError(f"{where}: field {field} fails the {kind} schema: {errors[0].message}")
+
+
+def seal(kind, provenance, body):
+    """A complete, validated receipt dict (hash included) for ``body``."""
+    receipt = {"kind": kind, "schema_version": SCHEMA_VERSION, "provenance": provenance, "body": body}
+    bad = _first_nonfinite(receipt)
+    if bad:
+        raise ReceiptError(f"refusing to seal a {kind} receipt: field {bad} is not a finite number")
+    receipt["content_sha256"] = content_hash(receipt)
+    _check(receipt, f"new {kind} receipt")
+    return receipt
+
+
+def receipt_name(receipt):
+    """``<kind>-<machine>-<UTC date and time>-<short SHA>[-dirty].json``."""
+    provenance = receipt["provenance"]
+    machine = re.sub(r"[^A-Za-z0-9]+", "-", provenance["machine"]["cpu_model"]).strip("-").lower()[:24] or "machine"
+    stamp = provenance["started_utc"].replace("-", "").replace(":", "")
+    sha = (provenance["source"]["git_sha"] or "nogit")[:10]
+    dirty = "-dirty" if provenance["source"]["dirty"] else ""
+    return f"{receipt['kind']}-{machine}-{stamp}-{sha}{dirty}.json"
+
+
+def write_receipt(receipt, directory):
+    """Write a sealed receipt into ``directory`` atomically; return its path.
+
+    Never overwrites: if the name exists, a numeric suffix is added."""
+    os.makedirs(directory, exist_ok=True)
+    _check(receipt, "receipt to write")
+    if content_hash(receipt) != receipt["content_sha256"]:
+        raise ReceiptError("receipt to write: content_sha256 does not match its content; seal() it again")
+    text = json.dumps(receipt, indent=1, sort_keys=True, allow_nan=False) + "\n"
+    stem = receipt_name(receipt)[:-len(".json")]
+    handle, temporary = tempfile.mkstemp(prefix=".partial-", suffix=".json", dir=directory)
+    try:
+        with os.fdopen(handle, "w") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        for attempt in range(1000):
+            path = os.path.join(directory, f"{stem}{'' if attempt == 0 else f'-{attempt}'}.json")
+            try:
+                os.link(temporary, path)  # fails if the name exists: no receipt is ever replaced
+                return path
+            except FileExistsError:
+                continue
+        raise ReceiptError(f"{directory}: 1000 receipts named {stem}*.json already exist")
+    finally:
+        os.unlink(temporary)
+
+
+def load_receipt(path):
+    """Read, validate and hash-check a receipt; return it as a dict."""
+    try:
+        with open(path) as stream:
+            receipt = json.load(stream)
+    except json.JSONDecodeError as error:
+        raise ReceiptError(f"{path}: not JSON ({error})") from None
+    _check(receipt, path)
+    if content_hash(receipt) != receipt["content_sha256"]:
+        raise ReceiptError(f"{path}: field $.content_sha256 does not match the content: the receipt was edited "
+                           "after it was written")
+    return receipt
+
+
+def newest_receipt(directory, kind, predicate=lambda receipt: True):
+    """Path of the newest valid receipt of ``kind`` in ``directory`` that satisfies
+    ``predicate`` (by start time, then name), or None."""
+    found = []
+    if not os.path.isdir(directory):
+        return None
+    for name in os.listdir(directory):
+        if name.startswith(f"{kind}-") and name.endswith(".json"):
+            path = os.path.join(directory, name)
+            receipt = load_receipt(path)
+            if predicate(receipt):
+                found.append((receipt["provenance"]["started_utc"], name, path))
+    return max(found)[2] if found else None

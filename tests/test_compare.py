@@ -1,0 +1,78 @@
+"""The comparator's rules, with the negative controls issue 4 names."""
+
+import copy
+
+import pytest
+from test_receipts import synthetic_cell, synthetic_receipt
+
+from bootmark import compare, receipts, timing
+
+
+def _grid(engine_scale=1.0, arch_scale=1.0, slowed_cell=None, seed_offset=0):
+    """Receipt of 4 cells + 1 sentinel; ``slowed_cell`` (index) runs its engine 2x slower."""
+    specs = [("iid", 2000, 999, False), ("moving", 2000, 999, False), ("circular", 2000, 999, False),
+             ("stationary", 2000, 999, False), ("moving", 2000, 10000, True)]
+    cells = []
+    for k, (method, n, b, sentinel) in enumerate(specs):
+        engine = 0.001 * (k + 1) * engine_scale * (2.0 if k == slowed_cell else 1.0)
+        cells.append(synthetic_cell(method, n, b, sentinel, engine_s=engine, arch_s=0.02 * (k + 1) * arch_scale,
+                                    seed=k + seed_offset))
+    return synthetic_receipt(cells)
+
+
+def test_an_unchanged_engine_passes_on_the_same_box():
+    verdict = compare.compare(_grid(), _grid(seed_offset=10))
+    assert verdict["exit_code"] == compare.PASS and verdict["comparable_boxes"]
+
+
+def test_negative_control_one_cell_slowed_twofold_is_a_regression():
+    verdict = compare.compare(_grid(), _grid(slowed_cell=1, seed_offset=10))
+    assert verdict["exit_code"] == compare.REGRESSION
+    assert [row["method"] for row in verdict["cells"] if row["regressed"]] == ["moving"]
+
+
+def test_negative_control_a_slower_box_is_not_called_a_regression():
+    # Every column, arch included, 1.5x slower: the machine changed, not the engine.
+    verdict = compare.compare(_grid(), _grid(engine_scale=1.5, arch_scale=1.5, seed_offset=10))
+    assert verdict["exit_code"] == compare.INCOMPARABLE
+    assert verdict["box_drift"] == pytest.approx(0.5, abs=0.05)
+
+
+def test_a_regression_shows_through_a_slower_box():
+    verdict = compare.compare(_grid(), _grid(engine_scale=1.5, arch_scale=1.5, slowed_cell=0, seed_offset=10))
+    assert verdict["exit_code"] == compare.REGRESSION
+
+
+def test_the_sentinel_is_judged_on_absolute_time_only_on_comparable_boxes():
+    old = _grid()
+    new = copy.deepcopy(old)
+    sentinel = new["body"]["cells"][-1]
+    slower = [2 * s for s in sentinel["paths"]["engine_reduce"]["samples_s"]]
+    sentinel["paths"]["engine_reduce"] = timing.summary(slower)
+    sentinel["ratios"]["arch"] = timing.median_ratio(sentinel["paths"]["arch"]["samples_s"], slower)
+    new = receipts.seal("bench", new["provenance"], new["body"])
+    verdict = compare.compare(old, new)
+    assert verdict["exit_code"] == compare.REGRESSION
+    assert any("sentinel median" in reason for row in verdict["cells"] for reason in row["reasons"])
+
+
+def test_receipts_of_other_kinds_or_with_nothing_in_common_cannot_be_compared():
+    other = copy.deepcopy(_grid())
+    other["kind"] = "memory"
+    with pytest.raises(compare.ComparisonError, match="only bench receipts"):
+        compare.compare(_grid(), other)
+    lone = synthetic_receipt([synthetic_cell("iid", 200, 999)])
+    with pytest.raises(compare.ComparisonError, match="no cell in common"):
+        compare.compare(_grid(), lone)
+
+
+def test_the_command_line_exit_codes(tmp_path, capsys):
+    from bootmark.cli import main
+    old = receipts.write_receipt(_grid(), tmp_path / "old")
+    slow = receipts.write_receipt(_grid(slowed_cell=2, seed_offset=10), tmp_path / "new")
+    assert main(["compare", old, old]) == compare.PASS
+    assert main(["compare", old, slow, "--json", str(tmp_path / "verdict.json")]) == compare.REGRESSION
+    assert "REGRESSION" in capsys.readouterr().out and (tmp_path / "verdict.json").exists()
+    broken = tmp_path / "broken.json"
+    broken.write_text("{}")
+    assert main(["compare", old, str(broken)]) == compare.INCOMPARABLE
