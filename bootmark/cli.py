@@ -1,4 +1,4 @@
-"""The ``bootmark`` command line: ``example``, ``bench``, ``compare`` and ``gate``."""
+"""The ``bootmark`` command line: ``example``, ``bench``, ``compare``, ``gate`` and ``scoreboard``."""
 
 import argparse
 import json
@@ -74,6 +74,9 @@ def main(argv=None):
     gated.add_argument("--tolerance", type=float, default=1.25, help="allowed slow-down factor (default 1.25)")
     gated.add_argument("--no-progress", action="store_true", help="no progress bar")
 
+    board = commands.add_parser("scoreboard", help="render the speed table from the newest full bench receipt")
+    board.add_argument("--readme", action="store_true", help="rewrite README.md's marked scoreboard section")
+
     args = parser.parse_args(argv)
     if args.command == "example":
         print(render_s1(args.n_bootstraps, args.seed, args.alpha))
@@ -89,6 +92,17 @@ def main(argv=None):
         except bench.TripwireError as error:
             print(f"bootmark gate: TRIPWIRE: {error}", file=sys.stderr)
             return 3
+    if args.command == "scoreboard":
+        from . import scoreboard
+        if args.readme:
+            print(f"README.md scoreboard rendered from {scoreboard.update_readme()}")
+        else:
+            path = scoreboard.newest_full_receipt()
+            if path is None:
+                print("bootmark scoreboard: no full-profile bench receipt; run `bootmark bench`", file=sys.stderr)
+                return 2
+            print(scoreboard.render_section(path))
+        return 0
     return _compare(args)
 
 
