@@ -100,6 +100,7 @@ def test_values_equal_the_reference_and_rows_move_together():
 @pytest.mark.parametrize("method", [reference.IID(), reference.StationaryBlock(8), reference.TaperedBlock(6)])
 def test_reduce_is_identical_on_one_or_two_threads_and_prefix_stable(statistic, method, monkeypatch):
     monkeypatch.setattr(engine_parallel, "PARALLEL_MIN_NANOSECONDS", 0)  # thread even these small requests
+    monkeypatch.setattr(engine_parallel, "CHUNK_NANOSECONDS", 1)  # in as many chunks as allowed
     x = np.random.default_rng(1).standard_normal(777)
     before = numba.get_num_threads()
     try:

@@ -95,6 +95,7 @@ def test_negative_control_replicate_key_shifted_by_one_fails():
 @pytest.mark.parametrize("spec", [reference.IID(), reference.StationaryBlock(7), reference.CircularBlock(9)])
 def test_rows_are_identical_on_one_or_two_threads_and_in_any_chunking(spec, monkeypatch):
     monkeypatch.setattr(engine_parallel, "PARALLEL_MIN_NANOSECONDS", 0)  # thread even these small requests
+    monkeypatch.setattr(engine_parallel, "CHUNK_NANOSECONDS", 1)  # in as many chunks as allowed
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)

@@ -643,3 +643,12 @@ def test_negative_control_taper_with_a_one_ulp_scale_error(monkeypatch):
     monkeypatch.setattr(et, "taper_weights", lambda m: real(m) * (1.0 + 8 * np.finfo(float).eps))
     with pytest.raises(AssertionError):
         _assert_taper_agrees(method)
+
+
+def test_chunks_cover_every_replicate_once_in_order():
+    from engine.parallel import chunk_bounds
+    for replicates, nanoseconds, threads in [(1, 10**9, 2), (999, 4_000_000, 2), (10_000, 10**9, 2), (5, 10**9, 4)]:
+        bounds = chunk_bounds(replicates, nanoseconds, threads)
+        assert bounds[0] == 0 and bounds[-1] == replicates
+        assert all(a < b for a, b in zip(bounds, bounds[1:]))  # no empty chunk, no overlap
+        assert len(bounds) - 1 <= 8 * threads
