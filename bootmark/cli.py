@@ -1,4 +1,4 @@
-"""The ``bootmark`` command line: ``example``, ``bench``, ``compare``, ``gate`` and ``scoreboard``."""
+"""The ``bootmark`` command line: ``example``, ``bench``, ``compare``, ``gate``, ``memory`` and ``scoreboard``."""
 
 import argparse
 import json
@@ -74,6 +74,13 @@ def main(argv=None):
     gated.add_argument("--tolerance", type=float, default=1.25, help="allowed slow-down factor (default 1.25)")
     gated.add_argument("--no-progress", action="store_true", help="no progress bar")
 
+    from . import memory
+    swept = commands.add_parser("memory", help="peak-memory sweep over B in fresh processes; write a receipt",
+                                description=memory.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    swept.add_argument("--output-dir", default=memory.RECEIPT_DIRECTORY, help="where the receipt goes")
+    swept.add_argument("--no-write", action="store_true", help="print the table but write no receipt")
+    swept.add_argument("--no-progress", action="store_true", help="no progress bar")
+
     board = commands.add_parser("scoreboard", help="render the speed table from the newest full bench receipt")
     board.add_argument("--readme", action="store_true", help="rewrite README.md's marked scoreboard section")
 
@@ -92,16 +99,27 @@ def main(argv=None):
         except bench.TripwireError as error:
             print(f"bootmark gate: TRIPWIRE: {error}", file=sys.stderr)
             return 3
+    if args.command == "memory":
+        from . import receipts
+        try:
+            receipt = memory.run_sweep(show_progress=not args.no_progress)
+        except memory.MemoryRunError as error:
+            print(f"bootmark memory: {error}", file=sys.stderr)
+            return 3
+        print(memory.render_table(receipt))
+        if not args.no_write:
+            print(f"receipt: {receipts.write_receipt(receipt, args.output_dir)}")
+        return 0
     if args.command == "scoreboard":
         from . import scoreboard
         if args.readme:
             print(f"README.md scoreboard rendered from {scoreboard.update_readme()}")
         else:
-            path = scoreboard.newest_full_receipt()
-            if path is None:
-                print("bootmark scoreboard: no full-profile bench receipt; run `bootmark bench`", file=sys.stderr)
+            try:
+                print(scoreboard.render_section(*scoreboard.newest_receipts()))
+            except FileNotFoundError as error:
+                print(f"bootmark scoreboard: {error}", file=sys.stderr)
                 return 2
-            print(scoreboard.render_section(path))
         return 0
     return _compare(args)
 

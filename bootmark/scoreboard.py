@@ -1,4 +1,4 @@
-"""``bootmark scoreboard``: README's speed table, rendered from the newest receipt.
+"""``bootmark scoreboard``: README's speed and memory tables, rendered from the newest receipts.
 
 The table sits in README.md between the two marker lines below. ``--readme`` rewrites
 exactly that section; ``render_section`` is also what the test compares README against,
@@ -7,7 +7,7 @@ so a hand-typed or stale figure fails the suite.
 
 import os
 
-from . import bench, receipts
+from . import bench, memory, receipts
 
 BEGIN = "<!-- scoreboard:begin (rendered by `bootmark scoreboard --readme`; do not edit) -->"
 END = "<!-- scoreboard:end -->"
@@ -18,8 +18,28 @@ def newest_full_receipt(directory=bench.RECEIPT_DIRECTORY):
     return receipts.newest_receipt(directory, "bench", lambda receipt: receipt["body"]["profile"] == "full")
 
 
-def render_section(path):
-    """The marked section for the receipt at ``path``: hardware, versions, then the table."""
+def newest_receipts(bench_directory=bench.RECEIPT_DIRECTORY, memory_directory=memory.RECEIPT_DIRECTORY):
+    """(newest full bench receipt, newest memory receipt); FileNotFoundError if either is missing."""
+    speed = newest_full_receipt(bench_directory)
+    peak = receipts.newest_receipt(memory_directory, "memory")
+    if speed is None or peak is None:
+        raise FileNotFoundError("README's scoreboard needs a full bench receipt and a memory receipt; run "
+                                "`bootmark bench` and `bootmark memory` and commit their receipts")
+    return speed, peak
+
+
+def _memory_part(path):
+    receipt = receipts.load_receipt(path)
+    body, provenance = receipt["body"], receipt["provenance"]
+    return (f"### Peak memory\n\nFrom `receipts/memory/{os.path.basename(path)}` "
+            f"({provenance['started_utc']}, commit {provenance['source']['git_sha'][:10]}): MiB of resident memory "
+            f"each request added at its peak, in a fresh process, for n = {body['n']} and the {body['method']} "
+            f"bootstrap (block length {body['block_length']}).\n\n{memory.render_table(receipt)}")
+
+
+def render_section(path, memory_path):
+    """The marked section: the speed table of the bench receipt at ``path`` (hardware and
+    versions first), then the memory table of the receipt at ``memory_path``."""
     receipt = receipts.load_receipt(path)
     provenance = receipt["provenance"]
     versions = provenance["versions"]
@@ -33,7 +53,7 @@ def render_section(path):
               f"Medians of {receipt['body']['samples']} interleaved rounds after {receipt['body']['warmups']} "
               "warm-ups; a ratio is the other path's time over the engine path's (> 1: the engine is faster), with "
               "a 95% moving-block bootstrap interval. LOSS marks an interval wholly below 1.")
-    return f"{BEGIN}\n{header}{skipped}\n\n{bench.render_table(receipt)}\n{END}"
+    return f"{BEGIN}\n{header}{skipped}\n\n{bench.render_table(receipt)}\n\n{_memory_part(memory_path)}\n{END}"
 
 
 def replace_section(text, section):
@@ -48,15 +68,13 @@ def current_section(text):
 
 
 def update_readme(readme=README, directory=bench.RECEIPT_DIRECTORY):
-    """Rewrite README's scoreboard from the newest full receipt; return the receipt path."""
-    path = newest_full_receipt(directory)
-    if path is None:
-        raise FileNotFoundError(f"no full-profile bench receipt in {directory}; run `bootmark bench` first")
+    """Rewrite README's scoreboard from the newest receipts; return their paths."""
+    paths = newest_receipts(directory)
     with open(readme) as stream:
         text = stream.read()
-    updated = replace_section(text, render_section(path))
+    updated = replace_section(text, render_section(*paths))
     temporary = readme + ".partial"
     with open(temporary, "w") as stream:
         stream.write(updated)
     os.replace(temporary, readme)
-    return path
+    return paths

@@ -1,0 +1,113 @@
+"""``bootmark memory``: peak resident memory over B, each point in a fresh process.
+
+For n = 2000 and the moving-block bootstrap (block length 10) it measures, for each B in
+``REPLICATES``:
+
+* ``engine_reduce``: engine.bootstrap_reduce(x, method, "mean", B);
+* ``engine_materialize``: engine.bootstrap(x, method, B).values() (budget raised so the
+  tensor is built);
+* ``arch``: MovingBlockBootstrap(10, x).apply(np.mean, reps=B);
+
+and once the materializing path under a 256 MiB budget, which must be refused with the
+engine's MEMORY_BUDGET error rather than allocate.
+
+Each point starts a new interpreter, warms the path on a tiny problem (so compiled
+kernels and imports are in the baseline), reads its RSS high-water mark (ru_maxrss),
+runs the request, and reads it again: the difference is the request's own peak.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+from . import provenance, receipts
+
+SIZE = 2000
+BLOCK_LENGTH = 10
+REPLICATES = (1000, 2000, 5000, 10000, 20000, 50000)
+REFUSAL_BUDGET = 256 * 2**20
+RECEIPT_DIRECTORY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "receipts", "memory")
+
+PROGRAM = """
+import json, resource, sys
+import numpy as np
+path, n, B, budget, block = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+x = np.random.default_rng(0).standard_normal(n)
+if path == "arch":
+    from arch.bootstrap import MovingBlockBootstrap
+    def run(reps):
+        return MovingBlockBootstrap(block, x, seed=1).apply(np.mean, reps=reps)
+else:
+    import engine
+    def run(reps):
+        if path == "engine_reduce":
+            return engine.bootstrap_reduce(x, engine.MovingBlock(block), "mean", reps, seed=1).statistics
+        return engine.bootstrap(x, engine.MovingBlock(block), reps, seed=1, memory_budget=budget).values()
+run(20)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+outcome = "ok"
+try:
+    result = run(B)
+except Exception as error:
+    outcome = f"{type(error).__name__}: {error}"
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"baseline_mib": before / 1024, "peak_mib": after / 1024, "added_mib": (after - before) / 1024,
+                  "outcome": outcome}))
+"""
+
+
+class MemoryRunError(RuntimeError):
+    """A measuring subprocess failed; nothing is written."""
+
+
+def measure(path, n_bootstraps, budget=16 * 2**30, n=SIZE):
+    """One point: {"path", "n_bootstraps", "budget_bytes", "baseline_mib", "peak_mib", "added_mib", "outcome"}."""
+    completed = subprocess.run([sys.executable, "-c", PROGRAM, path, str(n), str(n_bootstraps), str(budget),
+                                str(BLOCK_LENGTH)], capture_output=True, text=True, check=False)
+    if completed.returncode != 0:
+        raise MemoryRunError(f"{path} at B={n_bootstraps} failed in its subprocess:\n{completed.stderr[-2000:]}")
+    point = json.loads(completed.stdout.strip().splitlines()[-1])
+    return {"path": path, "n_bootstraps": n_bootstraps, "budget_bytes": budget, **point}
+
+
+def run_sweep(replicates=REPLICATES, show_progress=True):
+    """Measure every point and return the sealed receipt (not yet written)."""
+    from tqdm import tqdm
+    started = provenance.collect()
+    skipped = {}
+    if provenance.package_version("arch") is None:
+        skipped["arch"] = "arch is not installed (pip install arch==8.0.0)"
+    paths = [p for p in ("engine_reduce", "engine_materialize", "arch") if p not in skipped]
+    jobs = [(path, b, 16 * 2**30) for b in replicates for path in paths] + [
+        ("engine_materialize", max(replicates), REFUSAL_BUDGET)]
+    points = []
+    for path, b, budget in tqdm(jobs, desc="memory points", unit="process", file=sys.stderr,
+                                disable=not show_progress):
+        points.append(measure(path, b, budget))
+    for point in points:  # tripwires: a failed request that was not the budget refusal
+        refused = point["budget_bytes"] == REFUSAL_BUDGET
+        if (point["outcome"] == "ok") == refused or (refused and "MEMORY_BUDGET" not in point["outcome"]
+                                                     and "memory_budget" not in point["outcome"]):
+            raise MemoryRunError(f"implausible outcome for {point['path']} at B={point['n_bootstraps']}: "
+                                 f"{point['outcome'][:300]}")
+    started["finished_utc"] = provenance.utc_now()
+    body = {"n": SIZE, "method": "moving", "block_length": BLOCK_LENGTH, "skipped_paths": skipped, "points": points}
+    return receipts.seal("memory", started, body)
+
+
+def render_table(receipt):
+    """Markdown table: MiB added at peak per path and B, and the refusal line."""
+    body = receipt["body"]
+    paths = sorted({p["path"] for p in body["points"]}, key=["engine_reduce", "engine_materialize", "arch"].index)
+    grid = {(p["path"], p["n_bootstraps"]): p for p in body["points"] if p["outcome"] == "ok"}
+    sizes = sorted({b for _, b in grid})
+    lines = ["| B | " + " | ".join(f"{p} (MiB)" for p in paths) + " |", "|---:|" + "---:|" * len(paths)]
+    for b in sizes:
+        cells = [f"{grid[(p, b)]['added_mib']:.1f}" if (p, b) in grid else "n/a" for p in paths]
+        lines.append(f"| {b} | " + " | ".join(cells) + " |")
+    for point in body["points"]:
+        if point["outcome"] != "ok":
+            lines.append(f"\nWith a {point['budget_bytes'] / 2**20:.0f} MiB budget, {point['path']} at "
+                         f"B = {point['n_bootstraps']} is refused: `{point['outcome'][:200]}`")
+    return "\n".join(lines)
