@@ -76,3 +76,18 @@ def test_the_command_line_exit_codes(tmp_path, capsys):
     broken = tmp_path / "broken.json"
     broken.write_text("{}")
     assert main(["compare", old, str(broken)]) == compare.INCOMPARABLE
+
+
+def test_multi_thread_cells_can_get_a_looser_tolerance_than_the_sentinels():
+    old = _grid()
+    lost_core = _grid(seed_offset=10)
+    for cell in lost_core["body"]["cells"]:  # a core taken away: two-thread engine cells 1.6x slower
+        if cell["threads"] > 1:
+            slower = [1.6 * s for s in cell["paths"]["engine_reduce"]["samples_s"]]
+            cell["paths"]["engine_reduce"] = timing.summary(slower)
+            cell["ratios"]["arch"] = timing.median_ratio(cell["paths"]["arch"]["samples_s"], slower)
+    lost_core = receipts.seal("bench", lost_core["provenance"], lost_core["body"])
+    assert compare.compare(old, lost_core)["exit_code"] == compare.REGRESSION
+    assert compare.compare(old, lost_core, 1.25, 2.0)["exit_code"] == compare.PASS
+    slowed_sentinel = _grid(slowed_cell=4, seed_offset=10)  # the one-thread cell, 2x slower
+    assert compare.compare(old, slowed_sentinel, 1.25, 2.0)["exit_code"] == compare.REGRESSION
