@@ -127,3 +127,13 @@ def test_cell_filters_select_and_reject_clearly():
         bench.parse_filters("iid")
     with pytest.raises(ValueError, match="unknown cell filter"):
         bench.select(cells, {"size": "200"})
+
+
+def test_a_missing_peer_is_skipped_with_its_reason_never_a_crash(monkeypatch):
+    real = provenance.package_version
+    monkeypatch.setattr(provenance, "package_version", lambda name: None if name == "tsbootstrap" else real(name))
+    skipped = bench.peer_status()
+    assert skipped == {"tsbootstrap": "tsbootstrap is not installed (pip install tsbootstrap==0.7.3)"}
+    paths = bench.cell_paths("moving", 200, 10, False, skipped)
+    assert "tsbootstrap" not in paths and {"engine_reduce", "engine_materialize", "arch"} <= set(paths)
+    bench.check_statistics(paths, "moving n=200 B=10")  # the remaining paths run and agree
