@@ -12,6 +12,10 @@ def _bench(args):
     profile = "quick" if args.quick else "full"
     try:
         cells = bench.select(bench.grid(profile), bench.parse_filters(args.cells))
+        if not cells:
+            raise ValueError(f"no cell of the {profile} grid matches {args.cells!r}; methods are "
+                             f"{', '.join(bench.METHODS)}, n is one of {bench.SIZES} (sentinels {bench.SENTINEL_SIZE}), "
+                             f"B one of {bench.REPLICATES} (sentinels {bench.SENTINEL_REPLICATES}), sentinel true/false")
     except ValueError as error:
         print(f"bootmark bench: {error}", file=sys.stderr)
         return 2
@@ -33,7 +37,7 @@ def _bench(args):
 def _compare(args):
     from . import compare, receipts
     try:
-        verdict = compare.compare_paths(args.old, args.new, tolerance=args.tolerance)
+        verdict = compare.compare_paths(args.old, args.new, args.tolerance, args.threaded_tolerance)
     except (receipts.ReceiptError, compare.ComparisonError) as error:
         print(f"bootmark compare: {error}", file=sys.stderr)
         return compare.INCOMPARABLE
@@ -68,6 +72,9 @@ def main(argv=None):
     compared.add_argument("old")
     compared.add_argument("new")
     compared.add_argument("--tolerance", type=float, default=1.25, help="allowed slow-down factor (default 1.25)")
+    compared.add_argument("--threaded-tolerance", type=float, default=None,
+                          help="allowed slow-down for cells timed on several threads (default: --tolerance; "
+                          "`bootmark gate` uses 2)")
     compared.add_argument("--json", help="also write the machine-readable summary to this path")
 
     gated = commands.add_parser("gate", help="CI speed check: quick bench vs the newest committed quick receipt")
@@ -94,11 +101,15 @@ def main(argv=None):
         return _bench(args)
     if args.command == "gate":
         from .gate import run_gate
+        from . import compare, receipts
         try:
             return run_gate(args.tolerance, show_progress=not args.no_progress)
         except bench.TripwireError as error:
             print(f"bootmark gate: TRIPWIRE: {error}", file=sys.stderr)
             return 3
+        except (compare.ComparisonError, receipts.ReceiptError) as error:
+            print(f"bootmark gate: {error}", file=sys.stderr)
+            return compare.INCOMPARABLE
     if args.command == "memory":
         from . import receipts
         try:
@@ -113,7 +124,11 @@ def main(argv=None):
     if args.command == "scoreboard":
         from . import scoreboard
         if args.readme:
-            print(f"README.md scoreboard rendered from {scoreboard.update_readme()}")
+            try:
+                print(f"README.md scoreboard rendered from {scoreboard.update_readme()}")
+            except (FileNotFoundError, ValueError) as error:
+                print(f"bootmark scoreboard: {error}", file=sys.stderr)
+                return 2
         else:
             try:
                 print(scoreboard.render_section(*scoreboard.newest_receipts()))

@@ -5,7 +5,8 @@ newest committed quick receipt in ``receipts/bench/``. Exit 1 only on a regressi
 the comparator can show; an incomparable box (the ``arch`` control drifted more than
 10%) passes with a warning, because CI machines differ from the one that made the
 baseline and within-run ratios alone showed no slow-down. Exit 2 when there is no
-baseline to compare with.
+baseline to compare with, or when no cell could be judged (a missing ``arch``, other
+thread counts, other arch / numpy / stream versions).
 
 The one-thread sentinel cells carry the fine check (``tolerance``, 1.25 by default); the
 two-thread quick cells are held to ``THREADED_TOLERANCE`` (2), since on a 2-core virtual
@@ -31,6 +32,8 @@ def baseline_path(directory=bench.RECEIPT_DIRECTORY):
 
 def run_gate(tolerance=1.25, directory=bench.RECEIPT_DIRECTORY, show_progress=True, out=sys.stdout):
     """Measure, compare, print; return the exit code."""
+    if not tolerance > 1:  # checked before a minute of timing, not after
+        raise compare.ComparisonError(f"--tolerance must be above 1 (an allowed slow-down factor), got {tolerance}")
     baseline = baseline_path(directory)
     if baseline is None:
         print(f"bootmark gate: no quick-profile receipt in {directory}; make one with "
@@ -52,6 +55,10 @@ def run_gate(tolerance=1.25, directory=bench.RECEIPT_DIRECTORY, show_progress=Tr
             return compare.REGRESSION
         print("bootmark gate: not confirmed; passing", file=out)
         return compare.PASS
+    if verdict["judged_cells"] == 0:
+        print("bootmark gate: no cell could be judged against the baseline (see the reasons above); failing",
+              file=out)
+        return compare.INCOMPARABLE
     if verdict["exit_code"] == compare.INCOMPARABLE:
         print("bootmark gate: WARNING: this box differs from the baseline's (arch drift above "
               f"{compare.BOX_DRIFT:.0%}); only within-run ratios were judged, and they show no regression", file=out)

@@ -1,8 +1,10 @@
 """The roofline of the i.i.d. reduce: generating its n x B Philox words and nothing else.
 
 Same words, same buffer refill as the engine's kernels (``engine.draws.refill``), on
-Numba's own parallel loop, so the engine's i.i.d. time divided by this is what mapping,
-gathering and summing cost on top of the random numbers.
+Numba's own parallel loop. The receipt stores floor time / engine time (below 1); its
+inverse, the engine's i.i.d. time over this, says what mapping, gathering and summing
+cost on top of the random numbers. This is the one place bootmark starts Numba's
+OpenMP pool, which is why a bench receipt reports the "omp" threading layer.
 """
 
 import numpy as np

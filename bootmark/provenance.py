@@ -59,7 +59,7 @@ def _git(*arguments, root):
 def source_state(root):
     """{"git_sha": full SHA or None, "dirty": bool or None} of the checkout at ``root``."""
     sha = _git("rev-parse", "HEAD", root=root)
-    status = _git("status", "--porcelain", "--untracked-files=no", root=root)
+    status = _git("status", "--porcelain", root=root)  # untracked, unignored files count: they could be imported
     return {"git_sha": sha, "dirty": None if status is None else bool(status)}
 
 

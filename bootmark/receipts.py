@@ -112,7 +112,8 @@ def write_receipt(receipt, directory):
     stem = receipt_name(receipt)[:-len(".json")]
     handle, temporary = tempfile.mkstemp(prefix=".partial-", suffix=".json", dir=directory)
     try:
-        with os.fdopen(handle, "w") as stream:
+        os.fchmod(handle, 0o644)  # a committed receipt is for everyone to read
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
@@ -120,21 +121,38 @@ def write_receipt(receipt, directory):
             path = os.path.join(directory, f"{stem}{'' if attempt == 0 else f'-{attempt}'}.json")
             try:
                 os.link(temporary, path)  # fails if the name exists: no receipt is ever replaced
-                return path
             except FileExistsError:
                 continue
+            except OSError as error:
+                raise ReceiptError(f"{directory}: cannot link a receipt into place ({error.strerror}); "
+                                   "write receipts to a local filesystem that supports hard links") from None
+            _sync_directory(directory)
+            return path
         raise ReceiptError(f"{directory}: 1000 receipts named {stem}*.json already exist")
     finally:
         os.unlink(temporary)
 
 
+def _sync_directory(directory):
+    # The new name must survive a power loss as well as the content.
+    descriptor = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
 def load_receipt(path):
     """Read, validate and hash-check a receipt; return it as a dict."""
+    def refuse_constant(name):
+        raise ReceiptError(f"{path}: holds {name}, which no receipt may contain")
     try:
-        with open(path) as stream:
-            receipt = json.load(stream)
-    except json.JSONDecodeError as error:
-        raise ReceiptError(f"{path}: not JSON ({error})") from None
+        with open(path, encoding="utf-8") as stream:
+            receipt = json.load(stream, parse_constant=refuse_constant)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ReceiptError(f"{path}: not a JSON receipt ({error})") from None
+    except OSError as error:
+        raise ReceiptError(f"{path}: cannot be read ({error.strerror or error})") from None
     _check(receipt, path)
     if content_hash(receipt) != receipt["content_sha256"]:
         raise ReceiptError(f"{path}: field $.content_sha256 does not match the content: the receipt was edited "
@@ -151,7 +169,14 @@ def newest_receipt(directory, kind, predicate=lambda receipt: True):
     for name in os.listdir(directory):
         if name.startswith(f"{kind}-") and name.endswith(".json"):
             path = os.path.join(directory, name)
-            receipt = load_receipt(path)
-            if predicate(receipt):
-                found.append((receipt["provenance"]["started_utc"], name, path))
-    return max(found)[2] if found else None
+            receipt = load_receipt(path)  # a broken receipt is refused by name, never skipped quietly
+            if receipt["kind"] == kind and predicate(receipt):
+                found.append((receipt["provenance"]["started_utc"], _write_order(name), name, path))
+    return max(found)[3] if found else None
+
+
+def _write_order(name):
+    """0 for the first receipt written under a name, k for the one ``write_receipt`` had
+    to call "<name>-k.json" because the name was taken."""
+    match = re.search(r"-(?:[0-9a-f]{10}|nogit)(?:-dirty)?-(\d+)\.json$", name)
+    return int(match.group(1)) if match else 0

@@ -28,11 +28,15 @@ def newest_receipts(bench_directory=bench.RECEIPT_DIRECTORY, memory_directory=me
     return speed, peak
 
 
+def _short_sha(provenance):
+    return (provenance["source"]["git_sha"] or "unknown")[:10]
+
+
 def _memory_part(path):
     receipt = receipts.load_receipt(path)
     body, provenance = receipt["body"], receipt["provenance"]
     return (f"### Peak memory\n\nFrom `receipts/memory/{os.path.basename(path)}` "
-            f"({provenance['started_utc']}, commit {provenance['source']['git_sha'][:10]}): MiB of resident memory "
+            f"({provenance['started_utc']}, commit {_short_sha(provenance)}): MiB of resident memory "
             f"each request added at its peak, in a fresh process, for n = {body['n']} and the {body['method']} "
             f"bootstrap (block length {body['block_length']}).\n\n{memory.render_table(receipt)}")
 
@@ -48,7 +52,7 @@ def render_section(path, memory_path):
     header = (f"From `receipts/bench/{os.path.basename(path)}`: {provenance['machine']['cpu_model']}, "
               f"{provenance['machine']['cores']} cores, {provenance['threads']['numba_threads']} Numba threads "
               f"({provenance['threads']['threading_layer']}); Python {versions['python']}, numpy {versions['numpy']}, "
-              f"numba {versions['numba']}, {peers}; commit {provenance['source']['git_sha'][:10]}"
+              f"numba {versions['numba']}, {peers}; commit {_short_sha(provenance)}"
               f"{' (dirty)' if provenance['source']['dirty'] else ''}, {provenance['started_utc']}. "
               f"Medians of {receipt['body']['samples']} interleaved rounds after {receipt['body']['warmups']} "
               "warm-ups; a ratio is the other path's time over the engine path's (> 1: the engine is faster), with "
@@ -65,6 +69,11 @@ def replace_section(text, section):
 
 def current_section(text):
     return text[text.index(BEGIN):text.index(END) + len(END)]
+
+
+def is_current(text, paths):
+    """Whether README ``text`` holds exactly what the receipts at ``paths`` render."""
+    return current_section(text) == render_section(*paths)
 
 
 def update_readme(readme=README, directory=bench.RECEIPT_DIRECTORY):

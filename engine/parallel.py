@@ -60,7 +60,7 @@ def run_replicates(task, replicates, nanoseconds, workspace, *arguments):
         except BaseException as error:  # re-raised in the caller below
             failures.append(error)
 
-    workers = [threading.Thread(target=run) for _ in range(1, threads)]
+    workers = [threading.Thread(target=run) for _ in range(1, min(threads, len(bounds) - 1))]
     for worker in workers:
         worker.start()
     run()

@@ -91,3 +91,30 @@ def test_multi_thread_cells_can_get_a_looser_tolerance_than_the_sentinels():
     assert compare.compare(old, lost_core, 1.25, 2.0)["exit_code"] == compare.PASS
     slowed_sentinel = _grid(slowed_cell=4, seed_offset=10)  # the one-thread cell, 2x slower
     assert compare.compare(old, slowed_sentinel, 1.25, 2.0)["exit_code"] == compare.REGRESSION
+
+
+def test_nothing_judged_is_never_a_pass():
+    old = _grid()
+    no_control = copy.deepcopy(_grid(engine_scale=3.0, seed_offset=10))  # 3x slower, but arch missing
+    for cell in no_control["body"]["cells"]:
+        del cell["paths"]["arch"]
+        cell["ratios"] = {}
+    no_control = receipts.seal("bench", no_control["provenance"], no_control["body"])
+    verdict = compare.compare(old, no_control)
+    assert verdict["exit_code"] == compare.INCOMPARABLE and verdict["judged_cells"] == 0
+
+
+def test_cells_on_different_thread_counts_or_arch_versions_are_not_judged():
+    old = _grid()
+    more_threads = copy.deepcopy(_grid(slowed_cell=1, seed_offset=10))
+    for cell in more_threads["body"]["cells"]:
+        cell["threads"] += 2
+    more_threads = receipts.seal("bench", more_threads["provenance"], more_threads["body"])
+    verdict = compare.compare(old, more_threads)
+    assert verdict["exit_code"] == compare.INCOMPARABLE and verdict["judged_cells"] == 0
+    other_arch = copy.deepcopy(_grid(seed_offset=10))
+    other_arch["provenance"]["versions"]["arch"] = "7.2.0"
+    other_arch = receipts.seal("bench", other_arch["provenance"], other_arch["body"])
+    verdict = compare.compare(old, other_arch)
+    assert verdict["exit_code"] == compare.INCOMPARABLE
+    assert verdict["setup_differences"] == [f"arch {old['provenance']['versions']['arch']} before, 7.2.0 now"]

@@ -137,3 +137,23 @@ def test_a_missing_peer_is_skipped_with_its_reason_never_a_crash(monkeypatch):
     paths = bench.cell_paths("moving", 200, 10, False, skipped)
     assert "tsbootstrap" not in paths and {"engine_reduce", "engine_materialize", "arch"} <= set(paths)
     bench.check_statistics(paths, "moving n=200 B=10")  # the remaining paths run and agree
+
+
+def test_newest_receipt_prefers_the_later_write_of_the_same_second(tmp_path):
+    receipt = synthetic_receipt()
+    receipts.write_receipt(receipt, tmp_path)
+    second = receipts.write_receipt(receipt, tmp_path)
+    assert receipts.newest_receipt(tmp_path, "bench") == second
+
+
+def test_unreadable_receipts_get_typed_errors_naming_the_file(tmp_path):
+    with pytest.raises(receipts.ReceiptError, match="missing.json: cannot be read"):
+        receipts.load_receipt(tmp_path / "missing.json")
+    nan = tmp_path / "nan.json"
+    nan.write_text('{"kind": "bench", "value": NaN}')
+    with pytest.raises(receipts.ReceiptError, match="nan.json: holds NaN"):
+        receipts.load_receipt(nan)
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(receipts.ReceiptError, match="binary.json: not a JSON receipt"):
+        receipts.load_receipt(binary)
