@@ -16,6 +16,7 @@ import subprocess
 import sys
 
 PEERS = ("numpy", "numba", "pandas", "arch", "tsbootstrap")
+CODE_FOLDERS = ("engine", "reference", "bootmark", "studies", "scripts", "asv")
 
 
 def package_version(name):
@@ -59,8 +60,13 @@ def _git(*arguments, root):
 def source_state(root):
     """{"git_sha": full SHA or None, "dirty": bool or None} of the checkout at ``root``."""
     sha = _git("rev-parse", "HEAD", root=root)
-    status = _git("status", "--porcelain", root=root)  # untracked, unignored files count: they could be imported
-    return {"git_sha": sha, "dirty": None if status is None else bool(status)}
+    tracked = _git("status", "--porcelain", "--untracked-files=no", root=root)
+    # New, unignored files in the code folders count too (they could be imported); new
+    # receipts and notes elsewhere do not.
+    untracked = _git("status", "--porcelain", "--untracked-files=all", "--", *CODE_FOLDERS, root=root)
+    if tracked is None or untracked is None:
+        return {"git_sha": sha, "dirty": None}
+    return {"git_sha": sha, "dirty": bool(tracked) or any(line.startswith("??") for line in untracked.splitlines())}
 
 
 def versions():
