@@ -30,7 +30,7 @@ REPLICATES = (999, 10000)
 BLOCK_LENGTH = 10
 SENTINEL_SIZE, SENTINEL_REPLICATES = 2000, 10000
 QUICK_CELLS = tuple((method, 2000, 999) for method in METHODS)
-RECEIPT_DIRECTORY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "receipts", "bench")
+RECEIPT_DIRECTORY = os.path.join(provenance.PROJECT_ROOT, "receipts", "bench")
 REFERENCE_PATH = "engine_reduce"
 MATERIALIZE_PATH = "engine_materialize"
 
@@ -78,7 +78,8 @@ def engine_method(name):
             "circular": engine.CircularBlock(BLOCK_LENGTH), "stationary": engine.StationaryBlock(BLOCK_LENGTH)}[name]
 
 
-def _arch_path(name, x, n_bootstraps):
+def arch_path(name, x, n_bootstraps):
+    """Zero-argument callable: arch 8.0.0's resampler for ``name`` applying np.mean B times."""
     from arch.bootstrap import CircularBlockBootstrap, IIDBootstrap, MovingBlockBootstrap, StationaryBootstrap
 
     def run():
@@ -129,7 +130,7 @@ def cell_paths(name, n, n_bootstraps, sentinel, skipped):
         paths[MATERIALIZE_PATH] = lambda: engine.bootstrap(
             x, method, n_bootstraps, seed=1, memory_budget=16 << 30).values().mean(axis=1)
     if "arch" not in skipped:
-        paths["arch"] = _arch_path(name, x, n_bootstraps)
+        paths["arch"] = arch_path(name, x, n_bootstraps)
     if not sentinel and "tsbootstrap" not in skipped:
         paths["tsbootstrap"] = _tsbootstrap_path(name, x, n_bootstraps)
     if not sentinel and name == "iid":
@@ -140,7 +141,8 @@ def cell_paths(name, n, n_bootstraps, sentinel, skipped):
 def check_statistics(paths, label):
     """Tripwires on one run of each statistic path: finite results, and engine reduce
     equal to materialize-then-reduce within the engine's stated accuracy."""
-    results = {name: np.asarray(run(), dtype=float) for name, run in paths.items() if name != "philox_floor"}
+    outputs = {name: run() for name, run in paths.items()}  # every path runs: this is its first warm-up
+    results = {name: np.asarray(out, dtype=float) for name, out in outputs.items() if name != "philox_floor"}
     for name, values in results.items():
         if not np.all(np.isfinite(values)):
             raise TripwireError(f"{label}: path {name} returned a non-finite statistic; no receipt written")
@@ -164,8 +166,8 @@ def measure_cell(name, n, n_bootstraps, sentinel, warmups, samples, skipped, pro
     try:
         if sentinel:
             numba.set_num_threads(1)
-        check_statistics(paths, label)
-        times = timing.time_interleaved(paths, warmups, samples, progress)
+        check_statistics(paths, label)  # an untimed run at the real shape: it is the first warm-up
+        times = timing.time_interleaved(paths, max(warmups - 1, 0), samples, progress)
         threads = numba.get_num_threads()
     finally:
         numba.set_num_threads(threads_before)

@@ -40,8 +40,9 @@ def run_gate(tolerance=1.25, directory=bench.RECEIPT_DIRECTORY, show_progress=Tr
               "`bootmark bench --quick` and commit it", file=sys.stderr)
         return compare.INCOMPARABLE
     reference = receipts.load_receipt(baseline)
+    threaded = max(tolerance, THREADED_TOLERANCE)
     receipt = bench.run_grid(bench.grid("quick"), profile="quick", show_progress=show_progress)
-    verdict = compare.compare(reference, receipt, tolerance, max(tolerance, THREADED_TOLERANCE))
+    verdict = compare.compare(reference, receipt, tolerance, threaded)
     print(f"baseline: {baseline}", file=out)
     print(compare.render_markdown(verdict), file=out)
     if verdict["exit_code"] == compare.REGRESSION:
@@ -49,7 +50,7 @@ def run_gate(tolerance=1.25, directory=bench.RECEIPT_DIRECTORY, show_progress=Tr
                     for row in verdict["cells"] if row["regressed"]]
         print(f"\nconfirming {len(suspects)} regressed cell(s) with a second measurement:", file=out)
         confirmation = compare.compare(reference, bench.run_grid(suspects, show_progress=show_progress), tolerance,
-                                       max(tolerance, THREADED_TOLERANCE))
+                                       threaded)
         print(compare.render_markdown(confirmation), file=out)
         if confirmation["exit_code"] == compare.REGRESSION:
             return compare.REGRESSION

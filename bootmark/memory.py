@@ -25,28 +25,29 @@ import subprocess
 import sys
 
 from . import provenance, receipts
+from .bench import BLOCK_LENGTH
 
 SIZE = 2000
-BLOCK_LENGTH = 10
 REPLICATES = (1000, 2000, 5000, 10000, 20000, 50000)
 REFUSAL_BUDGET = 256 * 2**20
-RECEIPT_DIRECTORY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "receipts", "memory")
+RECEIPT_DIRECTORY = os.path.join(provenance.PROJECT_ROOT, "receipts", "memory")
 
 PROGRAM = """
 import json, resource, sys
 import numpy as np
-path, n, B, budget, block = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+path, n, B, budget = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 x = np.random.default_rng(0).standard_normal(n)
+from bootmark.bench import arch_path, engine_method  # the bench grid's own calls
 if path == "arch":
-    from arch.bootstrap import MovingBlockBootstrap
     def run(reps):
-        return MovingBlockBootstrap(block, x, seed=1).apply(np.mean, reps=reps)
+        return arch_path("moving", x, reps)()
 else:
     import engine
+    method = engine_method("moving")
     def run(reps):
         if path == "engine_reduce":
-            return engine.bootstrap_reduce(x, engine.MovingBlock(block), "mean", reps, seed=1).statistics
-        return engine.bootstrap(x, engine.MovingBlock(block), reps, seed=1, memory_budget=budget).values()
+            return engine.bootstrap_reduce(x, method, "mean", reps, seed=1).statistics
+        return engine.bootstrap(x, method, reps, seed=1, memory_budget=budget).values()
 run(20)
 
 def status_kib(field):
@@ -82,8 +83,8 @@ class MemoryRunError(RuntimeError):
 def measure(path, n_bootstraps, budget=16 * 2**30, n=SIZE):
     """One point: {"path", "n_bootstraps", "budget_bytes", "measure", "baseline_mib", "peak_mib", "added_mib",
     "outcome"}."""
-    completed = subprocess.run([sys.executable, "-c", PROGRAM, path, str(n), str(n_bootstraps), str(budget),
-                                str(BLOCK_LENGTH)], capture_output=True, text=True, check=False)
+    completed = subprocess.run([sys.executable, "-c", PROGRAM, path, str(n), str(n_bootstraps), str(budget)],
+                               capture_output=True, text=True, check=False)
     if completed.returncode != 0:
         raise MemoryRunError(f"{path} at B={n_bootstraps} failed in its subprocess:\n{completed.stderr[-2000:]}")
     point = json.loads(completed.stdout.strip().splitlines()[-1])

@@ -16,6 +16,8 @@ import subprocess
 import sys
 
 PEERS = ("numpy", "numba", "pandas", "arch", "tsbootstrap")
+# The checkout's root: receipts, README and git live here (bootmark is installed editable).
+PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CODE_FOLDERS = ("engine", "reference", "bootmark", "studies", "scripts", "asv")
 
 
@@ -96,6 +98,6 @@ def utc_now():
 
 def collect(root=None):
     """The provenance block of a receipt started now."""
-    root = root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = root or PROJECT_ROOT
     return {"machine": machine(), "versions": versions(), "threads": threading_state(), "source": source_state(root),
             "started_utc": utc_now(), "command_line": [os.path.basename(sys.argv[0]), *sys.argv[1:]]}

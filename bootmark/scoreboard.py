@@ -7,11 +7,11 @@ so a hand-typed or stale figure fails the suite.
 
 import os
 
-from . import bench, memory, receipts
+from . import bench, memory, provenance, receipts
 
 BEGIN = "<!-- scoreboard:begin (rendered by `bootmark scoreboard --readme`; do not edit) -->"
 END = "<!-- scoreboard:end -->"
-README = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
+README = os.path.join(provenance.PROJECT_ROOT, "README.md")
 
 
 def newest_full_receipt(directory=bench.RECEIPT_DIRECTORY):

@@ -2,7 +2,7 @@
 
 The settled head-to-head grid with receipts is ``bootmark bench``; these benchmarks let
 ``asv continuous`` compare the engine between two commits with asv's own statistics.
-Block length 10 (mean 10 for stationary), as in the bench grid.
+Methods and the arch call are the bench grid's own (``bootmark.bench``).
 """
 
 import statistics
@@ -11,14 +11,7 @@ import time
 import numpy as np
 
 import engine
-
-METHODS = ("iid", "moving", "circular", "stationary")
-BLOCK_LENGTH = 10
-
-
-def _method(name):
-    return {"iid": engine.IID(), "moving": engine.MovingBlock(BLOCK_LENGTH),
-            "circular": engine.CircularBlock(BLOCK_LENGTH), "stationary": engine.StationaryBlock(BLOCK_LENGTH)}[name]
+from bootmark.bench import METHODS, arch_path, engine_method
 
 
 class EnginePaths:
@@ -29,7 +22,7 @@ class EnginePaths:
 
     def setup(self, name, n):
         self.x = np.random.default_rng(n).standard_normal(n)
-        self.method = _method(name)
+        self.method = engine_method(name)
         engine.bootstrap_reduce(self.x, self.method, "mean", 20, seed=1)  # load or compile the kernels
         engine.bootstrap(self.x, self.method, 20, seed=1).values()
 
@@ -66,19 +59,12 @@ class SpeedupVsArch:
     repeat = 1
 
     def setup(self, name):
-        from arch.bootstrap import CircularBlockBootstrap, IIDBootstrap, MovingBlockBootstrap, StationaryBootstrap
         x = np.random.default_rng(2000).standard_normal(2000)
-        method = _method(name)
-        kind = {"iid": None, "moving": MovingBlockBootstrap, "circular": CircularBlockBootstrap,
-                "stationary": StationaryBootstrap}[name]
-
-        def arch():
-            resampler = IIDBootstrap(x, seed=1) if kind is None else kind(BLOCK_LENGTH, x, seed=1)
-            resampler.apply(np.mean, reps=999)
+        method = engine_method(name)
 
         def ours():
             engine.bootstrap_reduce(x, method, "mean", 999, seed=1)
-        self.paths = (arch, ours)
+        self.paths = (arch_path(name, x, 999), ours)
         for run in self.paths:
             run()
 
