@@ -1,4 +1,4 @@
-"""The ``bootmark`` command line: ``example``, ``bench``, ``compare``, ``gate``, ``memory`` and ``scoreboard``."""
+"""The ``bootmark`` command line: ``example``, ``bench``, ``compare``, ``gate``, ``memory``, ``scoreboard`` and ``study``."""
 
 import argparse
 import json
@@ -91,7 +91,12 @@ def main(argv=None):
     board = commands.add_parser("scoreboard", help="render the speed table from the newest full bench receipt")
     board.add_argument("--readme", action="store_true", help="rewrite README.md's marked scoreboard section")
 
+    from studies import cli as study_cli
+    study_cli.add_parser(commands)
+
     args = parser.parse_args(argv)
+    if args.command == "study":
+        return study_cli.dispatch(args)
     if args.command == "example":
         print(render_s1(args.n_bootstraps, args.seed, args.alpha))
         return 0

@@ -22,7 +22,9 @@ import tempfile
 from importlib import resources
 
 SCHEMA_VERSION = 1
-KINDS = ("bench", "memory")
+KINDS = ("bench", "memory", "study", "truth")
+# Study receipts hold thousands of per-series floats: one line each would triple their size.
+COMPACT_KINDS = ("study",)
 
 
 class ReceiptError(ValueError):
@@ -90,26 +92,29 @@ def seal(kind, provenance, body):
     return receipt
 
 
-def receipt_name(receipt):
-    """``<kind>-<machine>-<UTC date and time>-<short SHA>[-dirty].json``."""
+def receipt_name(receipt, tag=None):
+    """``<kind>[-<tag>]-<machine>-<UTC date and time>-<short SHA>[-dirty].json``."""
     provenance = receipt["provenance"]
     machine = re.sub(r"[^A-Za-z0-9]+", "-", provenance["machine"]["cpu_model"]).strip("-").lower()[:24] or "machine"
     stamp = provenance["started_utc"].replace("-", "").replace(":", "")
     sha = (provenance["source"]["git_sha"] or "nogit")[:10]
     dirty = "-dirty" if provenance["source"]["dirty"] else ""
-    return f"{receipt['kind']}-{machine}-{stamp}-{sha}{dirty}.json"
+    label = receipt["kind"] + (f"-{re.sub(r'[^A-Za-z0-9]+', '-', tag).strip('-')}" if tag else "")
+    return f"{label}-{machine}-{stamp}-{sha}{dirty}.json"
 
 
-def write_receipt(receipt, directory):
+def write_receipt(receipt, directory, tag=None):
     """Write a sealed receipt into ``directory`` atomically; return its path.
 
-    Never overwrites: if the name exists, a numeric suffix is added."""
+    ``tag`` (e.g. a study's id) goes into the file name after the kind. Never
+    overwrites: if the name exists, a numeric suffix is added."""
     os.makedirs(directory, exist_ok=True)
     _check(receipt, "receipt to write")
     if content_hash(receipt) != receipt["content_sha256"]:
         raise ReceiptError("receipt to write: content_sha256 does not match its content; seal() it again")
-    text = json.dumps(receipt, indent=1, sort_keys=True, allow_nan=False) + "\n"
-    stem = receipt_name(receipt)[:-len(".json")]
+    indent = None if receipt["kind"] in COMPACT_KINDS else 1
+    text = json.dumps(receipt, indent=indent, sort_keys=True, allow_nan=False) + "\n"
+    stem = receipt_name(receipt, tag)[:-len(".json")]
     handle, temporary = tempfile.mkstemp(prefix=".partial-", suffix=".json", dir=directory)
     try:
         os.fchmod(handle, 0o644)  # a committed receipt is for everyone to read

@@ -7,6 +7,10 @@ and pandas types out. Three paths share the one row builder (``indices.fill_row`
 * the materializing path, ``BootstrapResult.values()``: one preallocated (B, n[, d])
   array, float64 or float32, refused beyond ``memory_budget`` bytes;
 * the fused reduce path, ``bootstrap_reduce``: B statistics without the B x n tensor.
+
+``conf_int(kind="calibrated")`` adds a double bootstrap on the same row builder: one
+fused kernel per outer replicate rebuilds x*_b and reduces its C inner replicates
+(``reduce.calibration_counts``), never building the B x n or B x C tensor.
 """
 
 from dataclasses import dataclass, field
@@ -188,6 +192,12 @@ def _point(series, statistic):
     return tuple(float(v) for v in out[:offset])
 
 
+def _uses_block_algebra(kind, method):
+    """Whether a named statistic's replicates come from ``block_mean_var`` (prefix-sum
+    block algebra) rather than ``gather_reduce``: mean, var, std of untapered blocks."""
+    return kind in (kernels.MEAN, kernels.VAR, kernels.STD) and not isinstance(method, (IID, TaperedBlock))
+
+
 def _reduce_statistics(series, method, statistic, seed, n_bootstraps, width):
     if statistic.kind == "callable":
         return None
@@ -195,7 +205,7 @@ def _reduce_statistics(series, method, statistic, seed, n_bootstraps, width):
     kind = kernels.KIND_CODES[statistic.kind]
     plan, root = row_plan(method, series.n), root_key(seed)
     columns = _columns(series)
-    if kind in (kernels.MEAN, kernels.VAR, kernels.STD) and not isinstance(method, (IID, TaperedBlock)):
+    if _uses_block_algebra(kind, method):
         kernels.block_mean_var(plan, root, 0, columns, kind, out)
     else:
         weights, centres = _tapering(series, method)
@@ -236,11 +246,35 @@ def bootstrap_reduce(x, method, statistic, n_bootstraps=999, seed=None):
                         _present(layout, point), layout.labels, layout, point)
 
 
-def conf_int(x, statistic, method, alpha=0.05, kind="percentile", n_bootstraps=999, seed=None):
+def calibration_points(x, result, inner_bootstraps):
+    """The calibration points u_b of a calibrated interval (``reference.intervals``) as
+    a (k, B) float64 array, row k for component k of ``result`` (an engine
+    :class:`ReduceResult` of ``x``, a named statistic, whose resolved method, seed and B
+    it reuses): u_b = (less + 0.5 * equal) / C, the reference's arithmetic."""
+    series = as_array(x)
+    statistic, method = result.statistic, result.method
+    kind = kernels.KIND_CODES[statistic.kind]
+    weights, centres = _tapering(series, method)
+    less, equal = kernels.calibration_counts(
+        row_plan(method, series.n), root_key(result.seed), _columns(series), weights, centres, kind,
+        np.asarray(statistic.levels, dtype=float), _uses_block_algebra(kind, method),
+        np.asarray(result.point_components, dtype=float), inner_bootstraps, result.n_bootstraps)
+    return ((less + 0.5 * equal) / inner_bootstraps).T
+
+
+def conf_int(x, statistic, method, alpha=0.05, kind="percentile", n_bootstraps=999, seed=None, *,
+             inner_bootstraps=None):
     """Two-sided bootstrap confidence interval: unpacks as (lower, upper, point).
 
     Same checks and definitions as ``reference.conf_int`` (see ``reference.intervals``);
     bounds are floats, or arrays / pandas Series laid out like ``ReduceResult.quantile``.
+
+    ``inner_bootstraps`` (kind="calibrated" only): C, the inner replicates drawn from
+    each outer resample, an int >= 10 (None: 199); any other kind refuses a value. The
+    calibrated interval costs B * C inner replicates, run in fused kernels on
+    ``numba.get_num_threads()`` threads: about the cost of ``bootstrap_reduce`` with
+    B * C replicates. Named statistics only: a callable raises InvalidParameterError
+    (code STATISTIC).
     """
     return checked_interval(bootstrap_reduce, interval, _present, x, statistic, method, alpha, kind, n_bootstraps,
-                            seed)
+                            seed, inner_bootstraps=inner_bootstraps, calibrate=calibration_points)

@@ -7,12 +7,17 @@ s_b:
 * ``percentile``: [Q(alpha/2), Q(1 - alpha/2)];
 * ``basic``: [2 theta - Q(1 - alpha/2), 2 theta - Q(alpha/2)];
 * ``normal``: theta -/+ z(1 - alpha/2) se, with se the standard deviation of the s_b
-  (divisor B) and z from ``statistics.NormalDist``.
+  (divisor B) and z from ``statistics.NormalDist``;
+* ``calibrated``: [Q(lambda_lo), Q(lambda_hi)] with (lambda_lo, lambda_hi) the alpha/2
+  and 1 - alpha/2 linear quantiles of the double bootstrap's calibration points u_b
+  (defined in ``reference/intervals.py``; counted by ``reduce.calibration_counts``).
 
 ``alpha`` is the total two-sided tail probability (0.10 gives a 90% interval); the
 caller checks it. Percentile and basic bounds are bit for bit the reference's (both
-follow numpy's linear rule on the same sorted values); normal bounds differ only by the
-rounding of the sum of squares inside se (see ``bootstrap_standard_error``).
+follow numpy's linear rule on the same sorted values); so are the calibrated levels
+given the same u_b, and the calibrated bounds given the same s_b as well. Normal bounds
+differ only by the rounding of the sum of squares inside se (see
+``bootstrap_standard_error``).
 """
 
 import math
@@ -20,9 +25,24 @@ from statistics import NormalDist
 
 import numpy as np
 
-from reference.intervals import INTERVAL_KINDS, check_kind
+from reference.intervals import CALIBRATED, INTERVAL_KINDS, check_kind
 
-__all__ = ["INTERVAL_KINDS", "bootstrap_standard_error", "check_kind", "interval"]
+__all__ = ["INTERVAL_KINDS", "bootstrap_standard_error", "calibrated_levels", "check_kind", "interval", "tail_levels"]
+
+
+def calibrated_levels(calibration, alpha):
+    """(lambda_lo, lambda_hi) as floats: numpy's linear alpha/2 and 1 - alpha/2
+    quantiles of the B calibration points u_b of one component."""
+    levels = np.quantile(np.asarray(calibration, dtype=np.float64), [alpha / 2.0, 1.0 - alpha / 2.0])
+    return tuple(levels.tolist())
+
+
+def tail_levels(kind, alpha, calibration=None):
+    """The (lower, upper) quantile levels of the replicates that a percentile-style
+    interval reads: nominal, or calibrated from ``calibration`` (the u_b)."""
+    if kind == CALIBRATED:
+        return calibrated_levels(calibration, alpha)
+    return alpha / 2.0, 1.0 - alpha / 2.0
 
 
 def bootstrap_standard_error(replicates):
@@ -46,12 +66,13 @@ def bootstrap_standard_error(replicates):
     return math.ldexp(math.sqrt(float(np.dot(deviations, deviations)) / scaled.shape[0]), exponent)
 
 
-def interval(kind, replicates, point, alpha):
+def interval(kind, replicates, point, alpha, calibration=None):
     """Return (lower, upper) as floats for one scalar statistic.
 
     ``replicates`` holds its B >= 1 bootstrap values (a 1-D float64 array, or anything
-    ``np.asarray`` turns into one); ``point`` is its value on the original data. An
-    unknown ``kind`` raises the reference's typed error rather than falling through.
+    ``np.asarray`` turns into one); ``point`` is its value on the original data;
+    ``calibration`` its B calibration points u_b (kind "calibrated" only). An unknown
+    ``kind`` raises the reference's typed error rather than falling through.
     """
     check_kind(kind)
     replicates = np.asarray(replicates, dtype=np.float64)
@@ -59,7 +80,7 @@ def interval(kind, replicates, point, alpha):
     if kind == "normal":
         half_width = NormalDist().inv_cdf(1.0 - alpha / 2.0) * bootstrap_standard_error(replicates)
         return point - half_width, point + half_width
-    low, high = np.quantile(replicates, [alpha / 2.0, 1.0 - alpha / 2.0]).tolist()
-    if kind == "percentile":
+    low, high = np.quantile(replicates, list(tail_levels(kind, alpha, calibration))).tolist()
+    if kind in ("percentile", CALIBRATED):
         return low, high
     return 2.0 * point - high, 2.0 * point - low

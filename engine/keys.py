@@ -1,7 +1,12 @@
-"""Seed -> root key -> replicate key, as ``reference/keys.py`` defines them.
+"""Seed -> root key -> replicate key, and the inner roots of a double bootstrap, as
+``reference/keys.py`` defines them.
 
 ``root_key`` runs once per call in plain Python integers; ``replicate_key`` runs once per
-replicate inside the kernels, in wrapping uint64 arithmetic.
+replicate inside the kernels, in wrapping uint64 arithmetic, and so does
+``inner_root_key`` once per outer replicate of a calibrated interval. ``inner_root`` is
+its plain-Python face: the (lo, hi) np.uint64 pair that any kernel taking a ``root``
+accepts in place of ``root_key(seed)``. The inner root is a new derived key and changes
+no existing stream (STREAM_VERSION is unchanged).
 """
 
 import numpy as np
@@ -15,6 +20,8 @@ _MIX_A = np.uint64(0xBF58476D1CE4E5B9)
 _MIX_B = np.uint64(0x94D049BB133111EB)
 _S30, _S27, _S31, _S32 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32)
 _MASK32 = np.uint64(0xFFFFFFFF)
+_INNER_SALT = np.uint64(0xA4093822299F31D0)  # reference.keys.INNER_SALT: pi's digits 33-48
+_INNER_HIGH_SALT = np.uint64(0x082EFA98EC4E6C89)  # reference.keys.INNER_HIGH_SALT: digits 49-64
 
 
 def _mix64_int(z):
@@ -43,3 +50,20 @@ def replicate_key(root_lo, root_hi, replicate):
     """Philox key words (k0, k1) of replicate ``replicate`` (a uint64)."""
     key = mix64(root_lo + replicate * REPLICATE_STRIDE) ^ root_hi
     return key & _MASK32, key >> _S32
+
+
+@njit(cache=True, inline="always")
+def inner_root_key(root_lo, root_hi, replicate):
+    """(lo, hi) root of the inner replicates of outer replicate ``replicate`` (a uint64):
+    ``lo = mix64(key ^ INNER_SALT)``, ``hi = mix64(lo ^ INNER_HIGH_SALT)`` with ``key``
+    the outer replicate's 64-bit Philox key (its two words rejoined)."""
+    k0, k1 = replicate_key(root_lo, root_hi, replicate)
+    lo = mix64((k0 | (k1 << _S32)) ^ _INNER_SALT)
+    return lo, mix64(lo ^ _INNER_HIGH_SALT)
+
+
+def inner_root(root, replicate):
+    """The inner root of outer replicate ``replicate`` (an int >= 0) under ``root`` (the
+    pair ``root_key`` returns), as two np.uint64: pass it where a kernel takes ``root``."""
+    lo, hi = inner_root_key(np.uint64(root[0]), np.uint64(root[1]), np.uint64(replicate))
+    return np.uint64(lo), np.uint64(hi)

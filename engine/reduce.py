@@ -19,6 +19,14 @@ data c = x - mean(x): O(m) per replicate instead of O(n). The prefix sums are bu
 TwoSum and rounded once, so each is within u sum|c_i| of exact (centring keeps them that
 small), and a replicate mean is within (2 m + 2) u sum|c_i| / n + 2 u |mean| of exact.
 
+Double bootstrap (``calibration_counts``, for kind="calibrated" intervals): one work
+item per *outer* replicate b. It rebuilds x*_b (as ``materialize`` would), then runs the
+fused kernels above on x*_b as the data, over its C inner replicates, with the inner
+root ``keys.inner_root_key(root, b)`` in place of the root, and counts the inner
+statistics below and equal to the point estimate. The inner statistics are therefore
+exactly what ``gather_reduce`` / ``block_mean_var`` return for x*_b and that root (same
+bounds against the reference), and neither the B x n nor the B x C tensor is built.
+
 Kernels are ``nogil`` functions over a range of replicates, run on threads by
 ``parallel.run_replicates``; each thread gets its own scratch (allocated by numpy), and a replicate's
 result depends only on (seed, replicate), never on the range it fell in.
@@ -29,7 +37,7 @@ from numba import njit
 
 from .indices import STATIONARY_ROWS, fill_row, row_blocks
 from .parallel import run_replicates
-from .keys import replicate_key
+from .keys import inner_root_key, replicate_key
 
 MEAN, VAR, STD, MEDIAN, QUANTILES = 0, 1, 2, 3, 4
 KIND_CODES = {"mean": MEAN, "var": VAR, "std": STD, "median": MEDIAN, "quantile": QUANTILES}
@@ -178,15 +186,22 @@ def materialize(plan, root, first, data, weights, centres, out):
                    first, data, weights, centres, out)
 
 
+@njit(cache=True, inline="always")
+def _fill_rounded_prefix(values, prefix):
+    # prefix[: len(values) + 1] of rounded_prefix, written into a preallocated row.
+    prefix[0] = 0.0
+    total, compensation = 0.0, 0.0
+    for i in range(values.shape[0]):
+        total, compensation = _two_sum(total, compensation, values[i])
+        prefix[i + 1] = total + compensation
+
+
 @njit(cache=True)
 def rounded_prefix(values):
     """Prefix sums p[0] = 0, p[k] = sum(values[:k]), accumulated with TwoSum and rounded
     once each (so every p[k] is within u sum|values| of exact)."""
     prefix = np.zeros(values.shape[0] + 1)
-    total, compensation = 0.0, 0.0
-    for i in range(values.shape[0]):
-        total, compensation = _two_sum(total, compensation, values[i])
-        prefix[i + 1] = total + compensation
+    _fill_rounded_prefix(values, prefix)
     return prefix
 
 
@@ -244,3 +259,97 @@ def block_mean_var(plan, root, first, columns, kind, out):
     run_replicates(_block_mean_var_task, out.shape[0], out.shape[0] * (blocks * columns.shape[0] * per_block + 60),
                    plan.scratch, *plan.arguments(), root[0], root[1],
                    first, sums_prefix, squares_prefix, means, kind, out)
+
+
+@njit(cache=True, inline="always")
+def _centred_prefixes(sample, means, centred, sums_prefix, squares_prefix):
+    # block_mean_var's preparation (centre_columns, then rounded_prefix of the centred
+    # values and of their squares), in the same operations, into preallocated arrays.
+    n = sample.shape[1]
+    for c in range(sample.shape[0]):
+        means[c] = accurate_sum(sample[c], n) / n
+        for i in range(n):
+            centred[i] = sample[c, i] - means[c]
+        _fill_rounded_prefix(centred, sums_prefix[c])
+        for i in range(n):
+            centred[i] = centred[i] * centred[i]
+        _fill_rounded_prefix(centred, squares_prefix[c])
+
+
+@njit(cache=True, inline="always")
+def _gather_outer(columns, row, weights, centres, block_length, sample):
+    # x*_b as (d, n) columns: the values materialize() writes for this row, bit for bit.
+    tapered = weights.shape[0] > 0
+    for c in range(columns.shape[0]):
+        column, target = columns[c], sample[c]
+        for i in range(row.shape[0]):
+            if tapered:
+                target[i] = centres[c] + weights[i % block_length] * (column[row[i]] - centres[c])
+            else:
+                target[i] = column[row[i]]
+
+
+@njit(cache=True, inline="always")
+def _count_around(inner, points, less, equal):
+    # Per component k: how many of the C inner statistics are < points[k], == points[k].
+    for k in range(points.shape[0]):
+        below, tied = 0, 0
+        for j in range(inner.shape[0]):
+            below += inner[j, k] < points[k]
+            tied += inner[j, k] == points[k]
+        less[k] = below
+        equal[k] = tied
+
+
+@njit(cache=True, nogil=True)
+def _calibration_task(begin, end, workspace, layout, n, block_length, start_count, start_scale, wrap, table,
+                      root_lo, root_hi, columns, weights, centres, kind, levels, block_algebra, points, less, equal):
+    scratch, sample, inner_centres, centred, sums_prefix, squares_prefix, inner = workspace
+    row = scratch[3]
+    inner_count = inner.shape[0]
+    for r in range(begin, end):
+        outer = np.uint64(r)
+        k0, k1 = replicate_key(root_lo, root_hi, outer)
+        fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, row, scratch)
+        _gather_outer(columns, row, weights, centres, block_length, sample)
+        inner_lo, inner_hi = inner_root_key(root_lo, root_hi, outer)
+        # The inner draws reuse ``scratch`` (and its row): the outer row is no longer needed.
+        if block_algebra:
+            _centred_prefixes(sample, inner_centres, centred, sums_prefix, squares_prefix)
+            _block_mean_var_task(0, inner_count, scratch, layout, n, block_length, start_count, start_scale, wrap,
+                                 table, inner_lo, inner_hi, 0, sums_prefix, squares_prefix, inner_centres, kind, inner)
+        else:
+            if weights.shape[0] > 0:  # an inner taper works around x*_b's own means
+                for c in range(sample.shape[0]):
+                    inner_centres[c] = accurate_sum(sample[c], n) / n
+            _gather_reduce_task(0, inner_count, scratch, layout, n, block_length, start_count, start_scale, wrap,
+                                table, inner_lo, inner_hi, 0, sample, weights, inner_centres, kind, levels, inner)
+        _count_around(inner, points, less[r], equal[r])
+
+
+def calibration_counts(plan, root, columns, weights, centres, kind, levels, block_algebra, points, inner_bootstraps,
+                       n_bootstraps):
+    """(less, equal), two (B, k) int64 arrays: for outer replicate b and component k, how
+    many of the C = ``inner_bootstraps`` inner statistics of x*_b are below / equal to
+    ``points[k]`` (theta). ``columns`` is the (d, n) data, ``weights``/``centres`` its
+    tapering (empty weights: untapered), ``kind``/``levels`` the statistic, and
+    ``block_algebra`` picks ``block_mean_var`` over ``gather_reduce`` for the inner
+    statistics (mean/var/std of untapered block methods, as ``bootstrap_reduce`` does).
+    """
+    d, n, width = columns.shape[0], plan.n, points.shape[0]
+    less = np.zeros((n_bootstraps, width), dtype=np.int64)
+    equal = np.zeros((n_bootstraps, width), dtype=np.int64)
+
+    def workspace():
+        return (plan.scratch(), np.empty((d, n)), np.empty(d), np.empty(n), np.empty((d, n + 1)),
+                np.empty((d, n + 1)), np.empty((inner_bootstraps, width)))
+
+    if block_algebra:  # ns per inner replicate, as block_mean_var estimates it
+        per_block = 15 if plan.layout == STATIONARY_ROWS else 6
+        per_inner = -(-n // plan.block_length) * d * per_block + 60
+    else:
+        per_inner = n * d * (2 if kind in (MEAN, VAR, STD) else 20)
+    run_replicates(_calibration_task, n_bootstraps, n_bootstraps * (inner_bootstraps * per_inner + 8 * n * d),
+                   workspace, *plan.arguments(), root[0], root[1], columns, weights, centres, kind, levels,
+                   block_algebra, points, less, equal)
+    return less, equal

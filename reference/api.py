@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 from .blocklength import resolve_method
 from .data import as_series
 from .errors import ErrorCode, InvalidParameterError
-from .indices import STREAM_VERSION, index_rows
-from .intervals import check_kind, interval
+from .indices import STREAM_VERSION, index_rows, row_builder
+from .intervals import (CALIBRATED, calibration_point, check_calibrated_statistic, check_inner_bootstraps, check_kind,
+                        interval)
+from .keys import inner_root, replicate_key, root_key
 from .reduce import apply_statistic, mean, quantile_sorted
 from .specs import TaperedBlock, check_method, check_statistic
 from .taper import taper_weights
@@ -36,20 +38,21 @@ def _prepare(x, method, n_bootstraps, seed):
     return prepare_arguments(as_series, x, method, n_bootstraps, seed)
 
 
-def _resampler(series, method):
-    """Return ``resample(row) -> d columns`` for a resolved method."""
+def _resampler(columns, method):
+    """Return ``resample(row) -> d columns`` drawn from the d ``columns`` (lists of n
+    floats) for a resolved method; a tapered method tapers around these columns' means."""
     if isinstance(method, TaperedBlock):
         weights = taper_weights(method)
         b = method.block_length
-        centres = [mean(column) for column in series.columns]
+        centres = [mean(column) for column in columns]
 
         def resample(row):
             return [[centre + weights[position % b] * (column[i] - centre) for position, i in enumerate(row)]
-                    for column, centre in zip(series.columns, centres)]
+                    for column, centre in zip(columns, centres)]
         return resample
 
     def resample(row):
-        return [[column[i] for i in row] for column in series.columns]
+        return [[column[i] for i in row] for column in columns]
     return resample
 
 
@@ -109,7 +112,7 @@ class BootstrapResult:
 
         For :class:`TaperedBlock` these are the tapered values (see its docstring).
         """
-        resample = _resampler(self.series, self.method)
+        resample = _resampler(self.series.columns, self.method)
         out = []
         for row in self.indices():
             columns = resample(row)
@@ -186,7 +189,7 @@ def bootstrap_reduce(x, method, statistic, n_bootstraps=999, seed=None):
     method = resolve_method(method, series)
     point = apply_statistic(statistic, series.columns, series.univariate)
     layout = statistic_layout(statistic, series, len(point))
-    resample = _resampler(series, method)
+    resample = _resampler(series.columns, method)
     replicates = []
     for replicate, row in enumerate(index_rows(method, series.n, seed, n_bootstraps)):
         components = apply_statistic(statistic, resample(row), series.univariate, f"replicate {replicate}")
@@ -206,6 +209,8 @@ class ConfidenceInterval:
 
     Each bound is a float for a scalar statistic of one series, else laid out per
     component like :meth:`ReduceResult.quantile`. ``coverage`` is 1 - alpha.
+    ``inner_bootstraps`` is C, the inner replicates per outer replicate, for
+    kind="calibrated", and None for the other kinds.
     """
 
     lower: object
@@ -217,6 +222,7 @@ class ConfidenceInterval:
     n_bootstraps: int
     seed: int
     stream_version: int
+    inner_bootstraps: int = None
 
     @property
     def coverage(self):
@@ -226,29 +232,75 @@ class ConfidenceInterval:
         return iter((self.lower, self.upper, self.point))
 
 
-def checked_interval(reduce, interval_of, present, x, statistic, method, alpha, kind, n_bootstraps, seed):
-    """The conf_int procedure shared by both twins: check ``kind``, ``alpha`` and B >= 2,
-    run the twin's ``reduce`` (bootstrap_reduce), bound each component with the twin's
-    ``interval_of`` and lay the bounds out with ``present(layout, components)``."""
+def _inner_statistics(columns, univariate, method, statistic, build, root, replicate, inner_bootstraps):
+    """The C inner statistics (component tuples) of outer replicate ``replicate``, whose
+    resample is ``columns``: inner replicate c is the row ``build`` draws from the key
+    ``replicate_key(inner_root(root, replicate), c)``, resampled from ``columns``."""
+    resample = _resampler(columns, method)
+    inner = inner_root(root, replicate)
+    return [apply_statistic(statistic, resample(build(replicate_key(inner, c))), univariate)
+            for c in range(inner_bootstraps)]
+
+
+def calibration_points(x, result, inner_bootstraps):
+    """The calibration points u_b of a calibrated interval (``reference.intervals``):
+    one list of B floats per component of ``result`` (a :class:`ReduceResult` of ``x``,
+    whose resolved method, seed and B it reuses)."""
+    series = as_series(x)
+    method, n = result.method, series.n
+    build, root = row_builder(method, n), root_key(result.seed)
+    outer = _resampler(series.columns, method)
+    points = [[] for _ in result.point_components]
+    for replicate, row in enumerate(index_rows(method, n, result.seed, result.n_bootstraps)):
+        inner = _inner_statistics(outer(row), series.univariate, method, result.statistic, build, root, replicate,
+                                  inner_bootstraps)
+        for k, theta in enumerate(result.point_components):
+            points[k].append(calibration_point([components[k] for components in inner], theta))
+    return points
+
+
+def checked_interval(reduce, interval_of, present, x, statistic, method, alpha, kind, n_bootstraps, seed, *,
+                     inner_bootstraps, calibrate):
+    """The conf_int procedure shared by both twins: check ``kind``, ``alpha``, B >= 2 and
+    ``inner_bootstraps`` (and, for kind="calibrated", that the statistic is a named one),
+    run the twin's ``reduce`` (bootstrap_reduce), for kind="calibrated" compute the
+    calibration points with the twin's ``calibrate(x, result, C)`` (a sequence of B u_b
+    per component), bound each component with the twin's ``interval_of`` and lay the
+    bounds out with ``present(layout, components)``."""
     kind = check_kind(kind)
     alpha = check_alpha(alpha)
     if check_n_bootstraps(n_bootstraps) < 2:
         raise InvalidParameterError(ErrorCode.N_BOOTSTRAPS, "n_bootstraps", "an interval needs at least 2 replicates",
                                     "pass n_bootstraps=999 or more")
+    inner_bootstraps = check_inner_bootstraps(inner_bootstraps, kind)
+    if kind == CALIBRATED:
+        check_calibrated_statistic(statistic)
     result = reduce(x, method, statistic, n_bootstraps, seed)
     point = result.point_components
-    bounds = [interval_of(kind, result.component(k), point[k], alpha) for k in range(len(point))]
+    calibration = calibrate(x, result, inner_bootstraps) if kind == CALIBRATED else [None] * len(point)
+    bounds = [interval_of(kind, result.component(k), point[k], alpha, calibration[k]) for k in range(len(point))]
     return ConfidenceInterval(present(result.layout, tuple(b[0] for b in bounds)),
                               present(result.layout, tuple(b[1] for b in bounds)),
                               result.point, kind, alpha, result.method, result.n_bootstraps, result.seed,
-                              STREAM_VERSION)
+                              STREAM_VERSION, inner_bootstraps)
 
 
-def conf_int(x, statistic, method, alpha=0.05, kind="percentile", n_bootstraps=999, seed=None):
+def conf_int(x, statistic, method, alpha=0.05, kind="percentile", n_bootstraps=999, seed=None, *,
+             inner_bootstraps=None):
     """Two-sided bootstrap confidence interval for ``statistic``: (lower, upper, point).
 
     ``alpha`` is the total tail probability (0.10 gives a 90% interval); ``kind`` is
-    "percentile", "basic" or "normal" (see ``reference.intervals``). Needs B >= 2.
+    "percentile", "basic", "normal" or "calibrated" (see ``reference.intervals``). Needs
+    B >= 2.
+
+    ``inner_bootstraps`` (kind="calibrated" only): C, the number of inner replicates
+    drawn from each of the B outer resamples, an int >= 10; None means 199. The
+    interval then costs B * C inner resamples on top of the B outer ones. It must be
+    left None for the other kinds. Errors name the argument ``inner_bootstraps`` and
+    carry code N_BOOTSTRAPS (a replicate count, like ``n_bootstraps``). A calibrated
+    interval needs a named statistic (a callable raises InvalidParameterError, code
+    STATISTIC).
     """
     return checked_interval(bootstrap_reduce, interval, StatisticLayout.present_with, x, statistic, method, alpha,
-                            kind, n_bootstraps, seed)
+                            kind, n_bootstraps, seed, inner_bootstraps=inner_bootstraps,
+                            calibrate=calibration_points)

@@ -1,13 +1,45 @@
 """Confidence intervals from bootstrap statistics.
 
-With theta the statistic on the original data, s_b its bootstrap replicates and Q the
-linear-interpolation quantile of the s_b (numpy's default; see ``reduce.py``):
+With theta the statistic on the original data, s_b (b = 0 .. B-1) its bootstrap
+replicates and Q the linear-interpolation quantile of the s_b (numpy's default; see
+``reduce.py``):
 
 * ``percentile``: [Q(alpha/2), Q(1 - alpha/2)];
 * ``basic``: [2 theta - Q(1 - alpha/2), 2 theta - Q(alpha/2)];
 * ``normal``: theta -/+ z(1 - alpha/2) se, with se the standard deviation of the s_b
   about their mean with divisor B (as ``arch`` computes it), z the standard normal
-  quantile.
+  quantile;
+* ``calibrated``: the percentile interval at levels calibrated by a double (nested)
+  bootstrap (Hall & Martin 1988, Biometrika 75; for block resampling Lee & Lai 2009,
+  Biometrika 96, "Double block bootstrap confidence intervals for dependent data").
+  With C = ``inner_bootstraps`` (default 199, at least 10):
+
+  1. Outer level: theta and the s_b exactly as above. Replicate b's resample x*_b (n
+     values, or n rows) is drawn from the key of (seed, b), the usual stream.
+  2. Inner level: for every b, C resamples of x*_b drawn with the *same resolved method*:
+     the same block length, ``"auto"`` being resolved once on the original data and
+     never on an x*_b. Inner replicate c of outer replicate b is drawn by the usual row
+     rule from the key ``replicate_key(inner_root(root, b), c)`` (``keys.py``), so it
+     depends only on (seed, b, c). For a tapered method the inner resample tapers the
+     deviations of x*_b's values from x*_b's own column means, as the outer one tapers
+     the data's. t_bc is the statistic on inner replicate c of outer replicate b.
+  3. u_b = (#{c : t_bc < theta} + 0.5 * #{c : t_bc == theta}) / C, computed in that
+     order in float64: the inner-world probability that a replicate falls below the
+     truth when x*_b plays the data and theta the truth. Ties count one half (mid-rank),
+     so a discrete statistic such as a median is not pushed into one tail.
+  4. lambda_lo = Q_u(alpha/2) and lambda_hi = Q_u(1 - alpha/2), with Q_u the same linear
+     quantile rule applied to the B values u_b.
+  5. The interval is [Q(lambda_lo), Q(lambda_hi)] on the outer s_b.
+
+  Why: in the inner world the percentile interval at levels (l, h) misses the truth
+  below or above about as often as u_b < l or u_b > h. If the percentile interval were
+  exact the u_b would be uniform and lambda would be (alpha/2, 1 - alpha/2); step 4
+  instead picks each level so that its own tail is missed in a fraction alpha/2 of the
+  outer replicates: a two-sided, equal-tailed calibration, each tail separately. A
+  statistic with several components (columns, quantile levels) is calibrated component
+  by component: its own u_b, its own levels. Like ``percentile``, the bounds lie within
+  [min s_b, max s_b]. Cost: B + B * C statistic evaluations (B * C inner resamples),
+  so only named statistics are accepted; a callable would run B * C times in Python.
 
 ``alpha`` is the total two-sided tail probability: alpha=0.10 gives a 90% interval.
 """
@@ -17,8 +49,13 @@ from statistics import NormalDist
 
 from .errors import ErrorCode, InvalidParameterError, ParameterTypeError
 from .reduce import quantile_sorted
+from .specs import check_statistic
+from .validation import as_integer
 
-INTERVAL_KINDS = ("percentile", "basic", "normal")
+INTERVAL_KINDS = ("percentile", "basic", "normal", "calibrated")
+CALIBRATED = "calibrated"
+DEFAULT_INNER_BOOTSTRAPS = 199  # inner replicates per outer replicate when inner_bootstraps=None
+MIN_INNER_BOOTSTRAPS = 10  # u_b moves in steps of 1/(2C): below C = 10 too coarse to calibrate a tail
 
 
 def check_kind(kind):
@@ -31,21 +68,91 @@ def check_kind(kind):
     return kind
 
 
+def check_inner_bootstraps(inner_bootstraps, kind):
+    """Return C, the inner replicates per outer replicate, for a checked ``kind``.
+
+    For ``"calibrated"``: an int >= 10 (numpy integers accepted, floats and bools
+    refused), None giving ``DEFAULT_INNER_BOOTSTRAPS``. Every other kind has no inner
+    level and returns None; a value passed with one is refused rather than silently
+    ignored, since it signals a caller who expects a calibrated interval.
+    Errors carry code N_BOOTSTRAPS (a replicate count, the same kind of bad input as
+    ``n_bootstraps``) and name the argument ``inner_bootstraps``.
+    """
+    if kind != CALIBRATED:
+        if inner_bootstraps is not None:
+            raise InvalidParameterError(ErrorCode.N_BOOTSTRAPS, "inner_bootstraps",
+                                        f"kind={kind!r} has no inner bootstrap, but inner_bootstraps="
+                                        f"{inner_bootstraps!r} was passed",
+                                        "drop inner_bootstraps, or pass kind='calibrated' to use it")
+        return None
+    if inner_bootstraps is None:
+        return DEFAULT_INNER_BOOTSTRAPS
+    fix = f"pass a whole number of inner replicates per outer replicate, at least {MIN_INNER_BOOTSTRAPS} (e.g. 199)"
+    count = as_integer(inner_bootstraps, "inner_bootstraps", ErrorCode.N_BOOTSTRAPS, fix, integral_floats=False)
+    if count < MIN_INNER_BOOTSTRAPS:
+        raise InvalidParameterError(ErrorCode.N_BOOTSTRAPS, "inner_bootstraps",
+                                    f"must be >= {MIN_INNER_BOOTSTRAPS}, got {count}", fix)
+    return count
+
+
+def check_calibrated_statistic(statistic):
+    """Return the checked spec of a statistic a calibrated interval can use: a named one.
+
+    A callable is refused (typed error, code STATISTIC): it would be called B * C times
+    in Python, and the engine evaluates the inner level only in its fused kernels.
+    """
+    spec = check_statistic(statistic)
+    if spec.kind == "callable":
+        raise InvalidParameterError(ErrorCode.STATISTIC, "statistic",
+                                    "kind='calibrated' evaluates the statistic B * inner_bootstraps times and "
+                                    "accepts only named statistics, not a callable",
+                                    "pass 'mean', 'var', 'std', 'median' or ('quantile', q), or use "
+                                    "kind='percentile' with the callable")
+    return spec
+
+
+def calibration_point(inner_statistics, point):
+    """u_b of one outer replicate and one component: the mid-rank share of its C inner
+    statistics below ``point`` (theta), (less + 0.5 * equal) / C as a float."""
+    less = sum(1 for t in inner_statistics if t < point)
+    equal = sum(1 for t in inner_statistics if t == point)
+    return (less + 0.5 * equal) / len(inner_statistics)
+
+
+def calibrated_levels(calibration, alpha):
+    """(lambda_lo, lambda_hi): the alpha/2 and 1 - alpha/2 linear quantiles of the B
+    calibration points u_b of one component (levels in [0, 1])."""
+    ordered = sorted(calibration)
+    return quantile_sorted(ordered, alpha / 2.0), quantile_sorted(ordered, 1.0 - alpha / 2.0)
+
+
+def tail_levels(kind, alpha, calibration=None):
+    """The (lower, upper) quantile levels of the replicates that a percentile-style
+    interval reads: nominal, or calibrated from ``calibration`` (the u_b)."""
+    if kind == CALIBRATED:
+        return calibrated_levels(calibration, alpha)
+    return alpha / 2.0, 1.0 - alpha / 2.0
+
+
 def bootstrap_standard_error(replicates):
     """Standard deviation of the replicates, divisor B."""
     centre = math.fsum(replicates) / len(replicates)
     return math.sqrt(math.fsum((r - centre) * (r - centre) for r in replicates) / len(replicates))
 
 
-def interval(kind, replicates, point, alpha):
-    """Return (lower, upper) for one scalar statistic; ``replicates`` are its B values."""
+def interval(kind, replicates, point, alpha, calibration=None):
+    """Return (lower, upper) for one scalar statistic; ``replicates`` are its B values.
+
+    ``calibration`` holds its B calibration points u_b (kind "calibrated" only).
+    """
     kind = check_kind(kind)
     if kind == "normal":
         half_width = NormalDist().inv_cdf(1.0 - alpha / 2.0) * bootstrap_standard_error(replicates)
         return point - half_width, point + half_width
     ordered = sorted(replicates)
-    low = quantile_sorted(ordered, alpha / 2.0)
-    high = quantile_sorted(ordered, 1.0 - alpha / 2.0)
-    if kind == "percentile":
+    low_level, high_level = tail_levels(kind, alpha, calibration)
+    low = quantile_sorted(ordered, low_level)
+    high = quantile_sorted(ordered, high_level)
+    if kind in ("percentile", CALIBRATED):
         return low, high
     return 2.0 * point - high, 2.0 * point - low

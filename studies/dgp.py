@@ -3,14 +3,81 @@
 Series are drawn with numpy's PCG64 (``numpy.random.default_rng(seed)``), the
 generator the published figures of DESIGN.md section 6 were made with; the bootstrap
 streams are bootmark's own.
+
+Each process is a frozen dataclass with
+
+* ``sample(n, seed)``: a float64 array of n observations;
+* ``truth(n)``: a :class:`Truth` for the study's statistic (the sample mean for every
+  process here, the OLS AR(1) slope for :class:`HeteroskedasticAR1`), by closed form
+  where one exists; :class:`HeteroskedasticAR1` has none and gets its truth from a
+  cached Monte Carlo receipt (``studies/truth.py``).
+
+Stationary processes start from zero and drop ``burn_in`` values; the closed-form
+standard errors are the large-n ones, sqrt(long-run variance / n).
 """
 
 import math
+from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
 from reference.errors import ErrorCode, InvalidParameterError
 from reference.validation import as_integer
+
+
+@dataclass(frozen=True)
+class Truth:
+    """The true value of the statistic and its true standard error (data units).
+
+    ``source`` says where both come from: a formula, or a Monte Carlo receipt with its
+    number of draws and its own Monte Carlo error.
+    """
+
+    value: float
+    standard_error: float
+    source: str
+    monte_carlo_error: float = 0.0
+
+
+def _length(n):
+    n = as_integer(n, "n", ErrorCode.DATA_SHAPE, "pass the series length as an int >= 2")
+    if n < 2:
+        raise InvalidParameterError(ErrorCode.DATA_SHAPE, "n", f"must be >= 2, got {n}", "pass n >= 2")
+    return n
+
+
+def _check_sd(value, name):
+    if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+        raise InvalidParameterError(ErrorCode.DATA_SHAPE, name, f"must be a finite number > 0, got {value!r}",
+                                    f"pass {name} > 0")
+
+
+def _check_stationary_ar(coefficients, name):
+    """Refuse AR coefficients whose characteristic polynomial has a root inside the unit circle."""
+    polynomial = np.r_[1.0, -np.asarray(coefficients, dtype=float)]
+    roots = np.roots(polynomial[::-1]) if len(coefficients) else np.array([])
+    if np.any(np.abs(roots) <= 1.0 + 1e-12):
+        raise InvalidParameterError(ErrorCode.DATA_SHAPE, name, f"{tuple(coefficients)} is not stationary",
+                                    "pass coefficients whose AR polynomial has all roots outside the unit circle")
+
+
+def _arma_path(n, ar, ma, innovation_sd, burn_in, seed):
+    """x_t = sum_k ar[k] x_{t-1-k} + e_t + sum_k ma[k] e_{t-1-k}, zero start, burn-in dropped."""
+    n = _length(n)
+    burn_in = as_integer(burn_in, "burn_in", ErrorCode.DATA_SHAPE, "pass burn_in as an int >= 0")
+    shocks = np.random.default_rng(seed).standard_normal(n + burn_in) * innovation_sd
+    path = np.zeros(n + burn_in)
+    for t in range(n + burn_in):
+        value = shocks[t]
+        for k, coefficient in enumerate(ar):
+            if t - 1 - k >= 0:
+                value += coefficient * path[t - 1 - k]
+        for k, coefficient in enumerate(ma):
+            if t - 1 - k >= 0:
+                value += coefficient * shocks[t - 1 - k]
+        path[t] = value
+    return path[burn_in:]
 
 
 def ar1(n, phi, *, innovation_sd=1.0, burn_in=500, seed):
@@ -19,19 +86,10 @@ def ar1(n, phi, *, innovation_sd=1.0, burn_in=500, seed):
     The first ``burn_in`` values are dropped so the returned ``n`` values (float64
     array) are close to stationarity. ``seed`` seeds ``numpy.random.default_rng``.
     """
-    n = as_integer(n, "n", ErrorCode.DATA_SHAPE, "pass the series length as an int >= 2")
-    if n < 2:
-        raise InvalidParameterError(ErrorCode.DATA_SHAPE, "n", f"must be >= 2, got {n}", "pass n >= 2")
+    _length(n)
     if not -1.0 < phi < 1.0:
-        raise InvalidParameterError(ErrorCode.DATA_SHAPE, "phi", f"{phi} is not stationary",
-                                    "pass |phi| < 1")
-    shocks = np.random.default_rng(seed).standard_normal(n + burn_in) * innovation_sd
-    path = np.empty(n + burn_in)
-    previous = 0.0
-    for t, shock in enumerate(shocks):
-        previous = phi * previous + shock
-        path[t] = previous
-    return path[burn_in:]
+        raise InvalidParameterError(ErrorCode.DATA_SHAPE, "phi", f"{phi} is not stationary", "pass |phi| < 1")
+    return _arma_path(n, (phi,), (), innovation_sd, burn_in, seed)
 
 
 def ar1_mean_standard_error(n, phi, innovation_sd=1.0):
@@ -42,3 +100,137 @@ def ar1_mean_standard_error(n, phi, innovation_sd=1.0):
     """
     sigma = innovation_sd / math.sqrt(1.0 - phi * phi)
     return sigma / math.sqrt(n) * math.sqrt((1.0 + phi) / (1.0 - phi))
+
+
+@dataclass(frozen=True)
+class AR1:
+    """AR(1) x_t = phi x_{t-1} + e_t, e_t ~ N(0, innovation_sd**2); statistic: the mean (true value 0)."""
+
+    phi: float
+    innovation_sd: float = 1.0
+    burn_in: int = 500
+
+    def __post_init__(self):
+        if not (isinstance(self.phi, (int, float)) and -1.0 < self.phi < 1.0):
+            raise InvalidParameterError(ErrorCode.DATA_SHAPE, "phi", f"{self.phi!r} is not stationary",
+                                        "pass |phi| < 1")
+        _check_sd(self.innovation_sd, "innovation_sd")
+
+    def sample(self, n, seed):
+        return ar1(n, self.phi, innovation_sd=self.innovation_sd, burn_in=self.burn_in, seed=seed)
+
+    def truth(self, n):
+        return Truth(0.0, ar1_mean_standard_error(n, self.phi, self.innovation_sd),
+                     "closed form: mean 0; SE (sigma/sqrt(n)) sqrt((1+phi)/(1-phi)), sigma the process sd")
+
+
+@dataclass(frozen=True)
+class AR3:
+    """AR(3) x_t = phi1 x_{t-1} + phi2 x_{t-2} + phi3 x_{t-3} + e_t; statistic: the mean (0)."""
+
+    phi1: float
+    phi2: float
+    phi3: float
+    innovation_sd: float = 1.0
+    burn_in: int = 500
+
+    def __post_init__(self):
+        _check_stationary_ar((self.phi1, self.phi2, self.phi3), "phi1, phi2, phi3")
+        _check_sd(self.innovation_sd, "innovation_sd")
+
+    def sample(self, n, seed):
+        return _arma_path(n, (self.phi1, self.phi2, self.phi3), (), self.innovation_sd, self.burn_in, seed)
+
+    def truth(self, n):
+        long_run_sd = self.innovation_sd / abs(1.0 - self.phi1 - self.phi2 - self.phi3)
+        return Truth(0.0, long_run_sd / math.sqrt(_length(n)),
+                     "closed form: mean 0; SE sqrt(LRV/n), LRV = sd**2 / (1 - phi1 - phi2 - phi3)**2")
+
+
+@dataclass(frozen=True)
+class ARMA11:
+    """ARMA(1,1) x_t = phi x_{t-1} + e_t + theta e_{t-1}; statistic: the mean (0)."""
+
+    phi: float
+    theta: float
+    innovation_sd: float = 1.0
+    burn_in: int = 500
+
+    def __post_init__(self):
+        _check_stationary_ar((self.phi,), "phi")
+        _check_sd(self.innovation_sd, "innovation_sd")
+
+    def sample(self, n, seed):
+        return _arma_path(n, (self.phi,), (self.theta,), self.innovation_sd, self.burn_in, seed)
+
+    def truth(self, n):
+        long_run_sd = self.innovation_sd * abs(1.0 + self.theta) / (1.0 - self.phi)
+        return Truth(0.0, long_run_sd / math.sqrt(_length(n)),
+                     "closed form: mean 0; SE sqrt(LRV/n), LRV = sd**2 (1 + theta)**2 / (1 - phi)**2")
+
+
+@dataclass(frozen=True)
+class HeteroskedasticAR1:
+    """AR(1) with a variance step (DESIGN.md section 6, S2).
+
+    x_0 = z_0 / sqrt(1 - phi**2); x_t = phi x_{t-1} + s_t e_t for t = 1..n - 1, with
+    s_t = ``first_sd`` in the first half of the shocks and ``second_sd`` in the second.
+    The statistic is the OLS slope of x_t on (1, x_{t-1}); its true SE has no closed
+    form and comes from ``studies.truth`` (a cached Monte Carlo receipt).
+    """
+
+    phi: float = 0.5
+    first_sd: float = 1.0
+    second_sd: float = 3.0
+
+    def __post_init__(self):
+        _check_stationary_ar((self.phi,), "phi")
+        _check_sd(self.first_sd, "first_sd")
+        _check_sd(self.second_sd, "second_sd")
+
+    def shock_scales(self, n):
+        """The n - 1 shock standard deviations s_1..s_{n-1}."""
+        steps = _length(n) - 1
+        return np.where(np.arange(steps) < steps // 2, self.first_sd, self.second_sd)
+
+    def sample_many(self, n, draws, generator):
+        """(draws, n) paths from one numpy Generator, vectorised across draws."""
+        scales = self.shock_scales(n)
+        paths = np.empty((draws, n))
+        paths[:, 0] = generator.standard_normal(draws) / math.sqrt(1.0 - self.phi ** 2)
+        shocks = generator.standard_normal((n - 1, draws))
+        for t in range(1, n):
+            paths[:, t] = self.phi * paths[:, t - 1] + scales[t - 1] * shocks[t - 1]
+        return paths
+
+    def sample(self, n, seed):
+        return self.sample_many(n, 1, np.random.default_rng(seed))[0]
+
+    def truth(self, n):
+        from .truth import heteroskedastic_slope_truth
+        return heteroskedastic_slope_truth(self, n)
+
+
+def ols_ar1_slope(paths):
+    """OLS slope of x_t on (1, x_{t-1}) for each row of a (draws, n) or (n,) array."""
+    paths = np.atleast_2d(np.asarray(paths, dtype=float))
+    lagged, current = paths[:, :-1], paths[:, 1:]
+    lagged_centred = lagged - lagged.mean(axis=1, keepdims=True)
+    current_centred = current - current.mean(axis=1, keepdims=True)
+    slopes = np.sum(lagged_centred * current_centred, axis=1) / np.sum(lagged_centred ** 2, axis=1)
+    return slopes if slopes.shape[0] > 1 else float(slopes[0])
+
+
+PROCESSES = MappingProxyType({"ar1": AR1, "ar3": AR3, "arma11": ARMA11, "heteroskedastic_ar1": HeteroskedasticAR1})
+
+
+def make_process(name, parameters):
+    """The process ``name`` (a key of PROCESSES) built from a dict of parameters."""
+    if name not in PROCESSES:
+        raise InvalidParameterError(ErrorCode.DATA_SHAPE, "dgp.name", f"unknown process {name!r}",
+                                    f"use one of {', '.join(PROCESSES)}")
+    try:
+        return PROCESSES[name](**parameters)
+    except TypeError as error:
+        raise InvalidParameterError(ErrorCode.DATA_SHAPE, "dgp.parameters", f"{name}: {error}",
+                                    f"see the fields of studies.dgp.{PROCESSES[name].__name__}") from None

@@ -1,0 +1,131 @@
+"""``bootmark study list | run ID | verify RECEIPT | show RECEIPT | render``.
+
+Exit codes of ``run``: 0 every registered criterion passed, 1 the run finished and some
+criterion failed (the receipt records it), 2 bad usage or protocol, 3 the run stopped
+(tripwire, non-finite outcome, run-directory conflict); its chunks stay for ``--resume``.
+``verify`` exits 0 when every check holds, else 1.
+"""
+
+import argparse
+import os
+import sys
+
+from .protocol import REGISTERED_PROFILE
+
+OK, CRITERION_FAILED, USAGE, STOPPED = 0, 1, 2, 3
+
+
+def add_parser(commands):
+    study = commands.add_parser("study", help="registered coverage studies: list, run, verify, show, render",
+                                description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    actions = study.add_subparsers(dest="study_command", required=True)
+    actions.add_parser("list", help="the registered protocols and their receipts")
+    run = actions.add_parser("run", help="run a registered study and write its receipt")
+    run.add_argument("study", help="study id (newest version), ID-vN, or a protocol .toml path")
+    run.add_argument("--profile", default=REGISTERED_PROFILE,
+                     help="run size declared in the protocol (default: the registered one)")
+    run.add_argument("--workers", type=int, default=1, help="local worker processes (default 1: this process)")
+    run.add_argument("--scheduler", help="dask.distributed scheduler address (e.g. tcp://host:8786)")
+    run.add_argument("--resume", action="store_true", help="continue an interrupted run from its checkpoints")
+    run.add_argument("--run-dir", help="checkpoint directory (default runs/<id>-v<version>-<profile>-<sha>)")
+    run.add_argument("--output-dir", default=None, help="where the receipt goes (default receipts/studies)")
+    run.add_argument("--no-write", action="store_true", help="print the table but write no receipt")
+    run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    verify = actions.add_parser("verify", help="check a receipt's schema, hash, protocol and replay series bitwise")
+    verify.add_argument("receipt")
+    verify.add_argument("--all", action="store_true", help="replay every series, not a sample")
+    verify.add_argument("--sample", type=int, default=20, help="series to replay (default 20)")
+    verify.add_argument("--sample-seed", type=int, help="seed of the sample choice (default: fresh, printed)")
+    show = actions.add_parser("show", help="print a receipt's coverage table, verdicts and published figures")
+    show.add_argument("receipt")
+    render = actions.add_parser("render", help="coverage tables and charts from the newest receipts")
+    render.add_argument("--readme", action="store_true", help="rewrite README.md's marked coverage section")
+
+
+def _list():
+    from . import protocol, report
+    for found in protocol.registered():
+        path = report.newest_study_receipt(found.id, found.version)
+        receipt = os.path.basename(path) if path else "no receipt yet"
+        profiles = ", ".join(f"{p.name} ({p.series} series)" for p in found.profiles.values())
+        print(f"{found.id}-v{found.version}  {found.title}\n    profiles: {profiles}\n    newest: {receipt}")
+    return OK
+
+
+def _run(args):
+    from bootmark import provenance, receipts
+
+    from . import protocol as protocols
+    from . import report, runner, summary
+    try:
+        found = protocols.find(args.study)
+        found.profile(args.profile)
+    except protocols.ProtocolError as error:
+        print(f"bootmark study run: {error}", file=sys.stderr)
+        return USAGE
+    started = provenance.collect()
+    try:
+        body = runner.run_study(found, args.profile, workers=args.workers, scheduler=args.scheduler,
+                                run_directory=args.run_dir, resume=args.resume, show_progress=not args.no_progress)
+    except runner.StudyError as error:
+        kind = "TRIPWIRE" if isinstance(error, runner.TripwireError) else "stopped"
+        print(f"bootmark study run: {kind}: {error}", file=sys.stderr)
+        return STOPPED
+    started["finished_utc"] = provenance.utc_now()
+    print(summary.render_table(body["results"], 1.0 - found.alpha))
+    if args.no_write:
+        print("(receipt not written: --no-write)")
+    else:
+        path = receipts.write_receipt(receipts.seal("study", started, body), args.output_dir or report.STUDY_DIRECTORY,
+                                      tag=f"{found.id}-v{found.version}-{args.profile}")
+        print(f"receipt: {path}")
+    judged = [verdict for verdict in body["results"]["criteria"] if verdict["judged"]]
+    return OK if all(verdict["passed"] for verdict in judged) else CRITERION_FAILED
+
+
+def _verify(args):
+    from bootmark.receipts import ReceiptError
+
+    from .verify import verify
+    try:
+        result = verify(args.receipt, args.sample, args.all, args.sample_seed)
+    except ReceiptError as error:
+        print(f"bootmark study verify: {error}", file=sys.stderr)
+        return CRITERION_FAILED
+    print(result.render())
+    return OK if result.passed else CRITERION_FAILED
+
+
+def _show(args):
+    from bootmark.receipts import ReceiptError, load_receipt
+
+    from . import summary
+    try:
+        body = load_receipt(args.receipt)["body"]
+    except ReceiptError as error:
+        print(f"bootmark study show: {error}", file=sys.stderr)
+        return USAGE
+    study = body["study"]
+    print(f"{study['id']} v{study['version']}: {study['title']} (profile {body['profile']['name']}, "
+          f"{body['profile']['series']} series per n)")
+    print(summary.render_table(body["results"], 1.0 - body["design"]["alpha"]))
+    return OK
+
+
+def _render(args):
+    from . import report
+    try:
+        if args.readme:
+            paths = report.update_readme()
+            print("README.md coverage section rendered from:\n  " + "\n  ".join(paths))
+        else:
+            print(report.render_section()[0])
+    except (FileNotFoundError, ValueError) as error:
+        print(f"bootmark study render: {error}", file=sys.stderr)
+        return USAGE
+    return OK
+
+
+def dispatch(args):
+    return {"list": lambda: _list(), "run": lambda: _run(args), "verify": lambda: _verify(args),
+            "show": lambda: _show(args), "render": lambda: _render(args)}[args.study_command]()

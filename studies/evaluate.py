@@ -1,0 +1,72 @@
+"""One series through one resampler: its intervals, point estimate, bootstrap SE and block length.
+
+Series i of a cell gets its seeds from (root seed, n, i) only, through numpy's
+``SeedSequence(root_seed, spawn_key=(n, i))``: the first two 64-bit words of its state
+make the data seed and the next two the bootstrap seed. So an outcome does not depend on
+which worker computes it, in what order, or with how many threads.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+SEED_WORDS = 4
+
+
+@dataclass(frozen=True)
+class SeriesSeeds:
+    """The data seed (numpy default_rng) and bootstrap seed (every resampler) of one series."""
+
+    data: int
+    bootstrap: int
+
+
+def series_seeds(root_seed, n, series):
+    """The seeds of series ``series`` of the cell with length ``n``."""
+    words = np.random.SeedSequence(root_seed, spawn_key=(n, series)).generate_state(SEED_WORDS, np.uint64)
+    data = int(words[0]) | int(words[1]) << 64
+    return SeriesSeeds(data, int(words[2]) | int(words[3]) << 64)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One resampler on one series. Bounds, point and SE are in the data's units."""
+
+    point: float
+    standard_error: float
+    block_length: float  # 1 for i.i.d.; the resolved (mean) block length otherwise
+    intervals: tuple  # ((kind, lower, upper), ...) in the protocol's kind order
+
+
+def _engine_outcome(spec, x, protocol, seed):
+    import engine
+    from engine.intervals import bootstrap_standard_error, interval
+    result = engine.bootstrap_reduce(x, spec.method(), protocol.statistic, protocol.n_bootstraps, seed)
+    bounds = []
+    for kind in spec.kinds:
+        if kind == "calibrated":
+            found = engine.conf_int(x, protocol.statistic, spec.method(), protocol.alpha, kind,
+                                    protocol.n_bootstraps, seed, inner_bootstraps=protocol.inner_bootstraps)
+            bounds.append((kind, float(found.lower), float(found.upper)))
+        else:
+            bounds.append((kind, *interval(kind, result.statistics, result.point, protocol.alpha)))
+    length = getattr(result.method, "block_length", 1)
+    return Outcome(float(result.point), float(bootstrap_standard_error(result.statistics)), float(length),
+                   tuple(bounds))
+
+
+def _peer_outcome(spec, x, protocol, seed):
+    from .peers import PEER_RESAMPLERS
+    peer = PEER_RESAMPLERS[spec.peer]
+    bounds, point, standard_error, length = [], None, None, None
+    for kind in spec.kinds:
+        found = peer.interval(x, alpha=protocol.alpha, kind=kind, n_bootstraps=protocol.n_bootstraps, seed=seed)
+        bounds.append((kind, float(found.lower), float(found.upper)))
+        point, standard_error = float(found.point), float(found.standard_error)
+        length = 1.0 if found.block_length is None else float(found.block_length)
+    return Outcome(point, standard_error, length, tuple(bounds))
+
+
+def evaluate(spec, x, protocol, seed):
+    """The :class:`Outcome` of resampler ``spec`` on series ``x`` with bootstrap ``seed``."""
+    return (_engine_outcome if spec.engine is not None else _peer_outcome)(spec, x, protocol, seed)

@@ -1,0 +1,304 @@
+"""Registered study protocols: ``studies/protocols/<ID>-v<version>.toml``, parsed and checked.
+
+A protocol fixes, before any run, everything that decides a study's outcome: the
+process and its truth, the statistic, n, the number of series, B, alpha, the interval
+kinds, the resamplers, the root seed, the pass/fail criteria with their rationale, and
+the published figures being checked. Its SHA-256 (of the file's bytes) goes into every
+receipt made from it; a protocol with a committed receipt is never edited (a test
+checks this): a new version is a new file.
+
+Criteria (``[[criteria]]``, field ``test``):
+
+* ``within``: coverage within ``k`` Monte Carlo SE (sqrt(p (1 - p) / trials), p the
+  observed coverage) of ``target``, at every n of the study (or at ``n`` if given);
+* ``at_least``: observed coverage >= ``target`` (at every n, or at ``n``);
+* ``increases_with_n``: coverage at the largest n exceeds coverage at the smallest by
+  more than ``k`` SE of the difference, and no step between neighbouring n falls by
+  more than ``k`` SE of that step.
+"""
+
+import hashlib
+import os
+import re
+import sys
+from dataclasses import dataclass
+from types import MappingProxyType
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+from .dgp import make_process
+
+PROTOCOL_DIRECTORY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "protocols")
+ENGINE_METHODS = ("IID", "MovingBlock", "CircularBlock", "StationaryBlock", "NonOverlappingBlock")
+ENGINE_KINDS = ("percentile", "basic", "normal", "calibrated")
+CRITERION_TESTS = ("within", "at_least", "increases_with_n")
+STATISTICS = ("mean",)
+REGISTERED_PROFILE = "registered"
+_FILE_NAME = re.compile(r"^(?P<id>[A-Za-z0-9][A-Za-z0-9_-]*)-v(?P<version>\d+)\.toml$")
+
+
+class ProtocolError(ValueError):
+    """A protocol that cannot be run; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class ResamplerSpec:
+    """One resampler of a study: an engine method spec or a peer adapter, and its kinds."""
+
+    name: str
+    kinds: tuple
+    engine: str = None
+    block_length: object = None
+    peer: str = None
+
+    def method(self):
+        """The engine's method spec (engine resamplers only)."""
+        import engine
+        spec = getattr(engine, self.engine)
+        return spec() if self.engine == "IID" else spec(self.block_length)
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """A pass/fail rule fixed before the run (see the module docstring)."""
+
+    id: str
+    test: str
+    resampler: str
+    kind: str
+    rationale: str
+    target: float = None
+    k: float = 3.0
+    n: int = None
+
+    @property
+    def statement(self):
+        where = f" at n={self.n}" if self.n is not None else ""
+        subject = f"coverage({self.resampler}, {self.kind}){where}"
+        if self.test == "within":
+            return f"{subject} within {self.k:g} mc_se of {self.target:.3f}"
+        if self.test == "at_least":
+            return f"{subject} >= {self.target:.3f}"
+        return f"{subject} increases with n (by > {self.k:g} SE from smallest to largest n)"
+
+
+@dataclass(frozen=True)
+class PublishedFigure:
+    """A published coverage figure to set beside ours, with its source."""
+
+    resampler: str
+    kind: str
+    n: int
+    value: float
+    source: str
+    series: int = None  # how many series the published figure used, when stated
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A named run size: the registered one, or a smaller one declared in the protocol."""
+
+    name: str
+    series: int
+    resamplers: tuple  # names, in protocol order
+    n: tuple
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """A parsed protocol. ``text`` and ``sha256`` are the file's exact content and hash."""
+
+    id: str
+    version: int
+    registered: str
+    title: str
+    claim: str
+    dgp_name: str
+    dgp_parameters: MappingProxyType
+    truth_note: str
+    statistic: str
+    n: tuple
+    series: int
+    n_bootstraps: int
+    alpha: float
+    inner_bootstraps: int
+    root_seed: int
+    chunk_series: int
+    resamplers: tuple
+    criteria: tuple
+    published: tuple
+    profiles: MappingProxyType
+    file_name: str
+    text: str
+    sha256: str
+
+    def process(self):
+        return make_process(self.dgp_name, dict(self.dgp_parameters))
+
+    def resampler(self, name):
+        for spec in self.resamplers:
+            if spec.name == name:
+                return spec
+        raise ProtocolError(f"{self.file_name}: no resampler named {name!r}")
+
+    def profile(self, name=REGISTERED_PROFILE):
+        if name not in self.profiles:
+            raise ProtocolError(f"{self.file_name}: no profile {name!r}; declared: {', '.join(self.profiles)}")
+        return self.profiles[name]
+
+
+def _field(table, key, kind, where, default=None, required=True):
+    if key not in table:
+        if required:
+            raise ProtocolError(f"{where}: missing field {key!r}")
+        return default
+    value = table[key]
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        raise ProtocolError(f"{where}: field {key!r} must be {getattr(kind, '__name__', kind)}, got {value!r}")
+    return value
+
+
+def _positive(value, key, where):
+    if value < 1:
+        raise ProtocolError(f"{where}: field {key!r} must be >= 1, got {value}")
+    return value
+
+
+def _resampler(table, where):
+    name = _field(table, "name", str, where)
+    kinds = tuple(_field(table, "kinds", list, f"{where} ({name})"))
+    engine_name = _field(table, "engine", str, where, required=False)
+    peer = _field(table, "peer", str, where, required=False)
+    if (engine_name is None) == (peer is None):
+        raise ProtocolError(f"{where} ({name}): give exactly one of 'engine' and 'peer'")
+    if engine_name is not None:
+        if engine_name not in ENGINE_METHODS:
+            raise ProtocolError(f"{where} ({name}): unknown engine method {engine_name!r}; "
+                                f"use one of {', '.join(ENGINE_METHODS)}")
+        bad = [kind for kind in kinds if kind not in ENGINE_KINDS]
+        block_length = table.get("block_length", None if engine_name == "IID" else "auto")
+    else:
+        from .peers import PEER_RESAMPLERS
+        if peer not in PEER_RESAMPLERS:
+            raise ProtocolError(f"{where} ({name}): unknown peer {peer!r}; use one of {', '.join(PEER_RESAMPLERS)}")
+        bad = [kind for kind in kinds if kind not in PEER_RESAMPLERS[peer].kinds]
+        block_length = None
+    if not kinds or bad:
+        raise ProtocolError(f"{where} ({name}): unsupported or missing interval kinds {bad or kinds}")
+    spec = ResamplerSpec(name, kinds, engine_name, block_length, peer)
+    if engine_name is not None:
+        try:
+            spec.method()
+        except Exception as error:  # the spec's own typed error, re-raised with the protocol's location
+            raise ProtocolError(f"{where} ({name}): {error}") from None
+    return spec
+
+
+def _criterion(table, where, resamplers, ns):
+    test = _field(table, "test", str, where)
+    if test not in CRITERION_TESTS:
+        raise ProtocolError(f"{where}: unknown test {test!r}; use one of {', '.join(CRITERION_TESTS)}")
+    criterion = Criterion(
+        id=_field(table, "id", str, where), test=test, resampler=_field(table, "resampler", str, where),
+        kind=_field(table, "kind", str, where), rationale=_field(table, "rationale", str, where),
+        target=_field(table, "target", float, where, required=test != "increases_with_n"),
+        k=_field(table, "k", float, where, 3.0, required=False), n=_field(table, "n", int, where, required=False))
+    if criterion.resampler not in resamplers or criterion.kind not in resamplers[criterion.resampler].kinds:
+        raise ProtocolError(f"{where} ({criterion.id}): no resampler {criterion.resampler!r} with kind "
+                            f"{criterion.kind!r} in this protocol")
+    if criterion.n is not None and criterion.n not in ns:
+        raise ProtocolError(f"{where} ({criterion.id}): n={criterion.n} is not one of the study's n {ns}")
+    if test == "increases_with_n" and len(ns) < 2:
+        raise ProtocolError(f"{where} ({criterion.id}): increases_with_n needs at least two n")
+    return criterion
+
+
+def parse(text, file_name):
+    """A :class:`Protocol` from TOML ``text``; ``file_name`` must be ``<id>-v<version>.toml``."""
+    where = file_name
+    try:
+        table = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ProtocolError(f"{where}: not valid TOML ({error})") from None
+    study_id, version = _field(table, "id", str, where), _positive(_field(table, "version", int, where), "version",
+                                                                    where)
+    match = _FILE_NAME.match(file_name)
+    if not match or match["id"] != study_id or int(match["version"]) != version:
+        raise ProtocolError(f"{where}: the file must be named {study_id}-v{version}.toml (its id and version)")
+    dgp = _field(table, "dgp", dict, where)
+    design = _field(table, "design", dict, where)
+    ns = design.get("n")
+    ns = tuple(ns) if isinstance(ns, list) else (ns,)
+    if not ns or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 10 for n in ns) \
+            or list(ns) != sorted(set(ns)):
+        raise ProtocolError(f"{where}: design.n must be an int >= 10 or an increasing list of them, got {ns}")
+    statistic = _field(design, "statistic", str, f"{where} [design]")
+    if statistic not in STATISTICS:
+        raise ProtocolError(f"{where}: design.statistic {statistic!r} is not one of {STATISTICS}")
+    alpha = _field(design, "alpha", float, f"{where} [design]")
+    if not 0.0 < alpha < 1.0:
+        raise ProtocolError(f"{where}: design.alpha must lie in (0, 1), got {alpha}")
+    resamplers = tuple(_resampler(item, f"{where} [[resamplers]]") for item in _field(table, "resamplers", list,
+                                                                                        where))
+    by_name = {spec.name: spec for spec in resamplers}
+    if len(by_name) != len(resamplers):
+        raise ProtocolError(f"{where}: resampler names must be unique")
+    series = _positive(_field(design, "series", int, f"{where} [design]"), "series", where)
+    profiles = {REGISTERED_PROFILE: Profile(REGISTERED_PROFILE, series, tuple(by_name), ns)}
+    for name, item in table.get("profiles", {}).items():
+        chosen = tuple(item.get("resamplers", list(by_name)))
+        unknown = [r for r in chosen if r not in by_name]
+        if unknown:
+            raise ProtocolError(f"{where} [profiles.{name}]: unknown resamplers {unknown}")
+        profile_ns = tuple(item.get("n", list(ns)))
+        if not set(profile_ns) <= set(ns):
+            raise ProtocolError(f"{where} [profiles.{name}]: n {profile_ns} not all in the study's n {ns}")
+        profiles[name] = Profile(name, _positive(_field(item, "series", int, f"{where} [profiles.{name}]"),
+                                                 "series", where), chosen, profile_ns)
+    protocol = Protocol(
+        id=study_id, version=version, registered=str(_field(table, "registered", object, where)),
+        title=_field(table, "title", str, where), claim=_field(table, "claim", str, where),
+        dgp_name=_field(dgp, "name", str, f"{where} [dgp]"),
+        dgp_parameters=MappingProxyType(dict(_field(dgp, "parameters", dict, f"{where} [dgp]"))),
+        truth_note=_field(dgp, "truth", str, f"{where} [dgp]"), statistic=statistic, n=ns, series=series,
+        n_bootstraps=_positive(_field(design, "n_bootstraps", int, f"{where} [design]"), "n_bootstraps", where),
+        alpha=alpha, inner_bootstraps=_field(design, "inner_bootstraps", int, where, 199, required=False),
+        root_seed=_field(design, "root_seed", int, f"{where} [design]"),
+        chunk_series=_positive(_field(design, "chunk_series", int, where, 25, required=False), "chunk_series", where),
+        resamplers=resamplers,
+        criteria=tuple(_criterion(item, f"{where} [[criteria]]", by_name, ns) for item in table.get("criteria", [])),
+        published=tuple(PublishedFigure(**item) for item in table.get("published", [])),
+        profiles=MappingProxyType(profiles), file_name=file_name, text=text,
+        sha256=hashlib.sha256(text.encode()).hexdigest())
+    protocol.process()  # the process's own checks, before any run
+    return protocol
+
+
+def load(path):
+    """Parse the protocol file at ``path``."""
+    with open(path, "rb") as stream:
+        data = stream.read()
+    return parse(data.decode("utf-8"), os.path.basename(path))
+
+
+def registered(directory=PROTOCOL_DIRECTORY):
+    """All protocols in ``directory``, sorted by id then version."""
+    found = [load(os.path.join(directory, name)) for name in sorted(os.listdir(directory))
+             if name.endswith(".toml")]
+    return sorted(found, key=lambda p: (p.id, p.version))
+
+
+def find(study, directory=PROTOCOL_DIRECTORY):
+    """The protocol named by ``study``: an id (newest version), ``ID-vN``, or a path to a .toml file."""
+    if study.endswith(".toml") and os.path.exists(study):
+        return load(study)
+    matches = [p for p in registered(directory) if p.id == study or f"{p.id}-v{p.version}" == study]
+    if not matches:
+        known = ", ".join(sorted({p.id for p in registered(directory)}))
+        raise ProtocolError(f"no registered study {study!r}; registered: {known} (see `bootmark study list`)")
+    return matches[-1]

@@ -1,0 +1,144 @@
+"""README's coverage section and the coverage charts, rendered from study receipts.
+
+For each registered study, the newest receipt of its registered profile (by start time)
+is rendered: a table of delivered coverage with Wilson 95% intervals, mean width and SE
+ratio, the criteria verdicts and the published figures beside ours, and a chart of
+nominal vs delivered coverage (``receipts/studies/charts/<ID>-v<version>.png``). No
+figure is typed by hand.
+"""
+
+import os
+
+from bootmark import provenance, receipts
+
+from . import protocol as protocols
+
+STUDY_DIRECTORY = os.path.join(provenance.PROJECT_ROOT, "receipts", "studies")
+CHART_DIRECTORY = os.path.join(STUDY_DIRECTORY, "charts")
+README = os.path.join(provenance.PROJECT_ROOT, "README.md")
+BEGIN = "<!-- coverage:begin (rendered by `bootmark study render --readme`; do not edit) -->"
+END = "<!-- coverage:end -->"
+
+
+def newest_study_receipt(study_id, version, directory=STUDY_DIRECTORY, profile="registered"):
+    """Path of the newest receipt of (study, version, profile), or None."""
+    def wanted(receipt):
+        body = receipt["body"]
+        return (body["study"]["id"], body["study"]["version"], body["profile"]["name"]) == (study_id, version, profile)
+    return receipts.newest_receipt(directory, "study", wanted)
+
+
+def chart_path(body, directory=CHART_DIRECTORY):
+    return os.path.join(directory, f"{body['study']['id']}-v{body['study']['version']}.png")
+
+
+def draw_chart(body, path):
+    """Delivered coverage with Wilson 95% bars against the nominal level; one panel per study."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = body["results"]["coverage"]
+    nominal = 1.0 - body["design"]["alpha"]
+    several_n = len(body["profile"]["n"]) > 1
+    figure, axes = plt.subplots(figsize=(9, 4.8 if several_n else 0.45 * len(rows) + 1.6))
+    if several_n:
+        for resampler, kind in dict.fromkeys((row["resampler"], row["kind"]) for row in rows):
+            line = [row for row in rows if (row["resampler"], row["kind"]) == (resampler, kind)]
+            xs = [row["n"] for row in line]
+            ys = [row["coverage"] for row in line]
+            errors = [[row["coverage"] - row["wilson_low"] for row in line],
+                      [row["wilson_high"] - row["coverage"] for row in line]]
+            axes.errorbar(xs, ys, yerr=errors, marker="o", capsize=3, label=f"{resampler} {kind}")
+        axes.set_xscale("log")
+        axes.set_xlabel("series length n")
+        axes.set_ylabel("delivered coverage")
+        axes.axhline(nominal, color="black", linestyle="--", linewidth=1, label=f"nominal {nominal:.2f}")
+        axes.legend(fontsize=7, loc="lower right")
+    else:
+        labels = [f"{row['resampler']} {row['kind']}" for row in rows]
+        positions = list(range(len(rows)))[::-1]
+        errors = [[row["coverage"] - row["wilson_low"] for row in rows],
+                  [row["wilson_high"] - row["coverage"] for row in rows]]
+        axes.errorbar([row["coverage"] for row in rows], positions, xerr=errors, fmt="o", capsize=3)
+        axes.set_yticks(positions, labels, fontsize=8)
+        axes.axvline(nominal, color="black", linestyle="--", linewidth=1)
+        axes.set_xlabel(f"delivered coverage (nominal {nominal:.2f}, dashed); bars: Wilson 95%")
+    trials = rows[0]["trials"]
+    axes.set_title(f"{body['study']['id']} v{body['study']['version']}: {body['study']['title']} "
+                   f"({trials:,} series per cell)", fontsize=9)
+    axes.grid(alpha=0.3)
+    figure.tight_layout()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    figure.savefig(path, dpi=110, metadata={"Software": None})
+    plt.close(figure)
+    return path
+
+
+def render_study(body, receipt_path, chart_link=None):
+    """Markdown for one study receipt."""
+    study, results = body["study"], body["results"]
+    nominal = 1.0 - body["design"]["alpha"]
+    ratios = {(row["n"], row["resampler"]): row for row in results["standard_errors"]}
+    published = {(entry["resampler"], entry["kind"], entry["n"]): entry for entry in results["published"]}
+    sha = receipt_path and os.path.basename(receipt_path)
+    lines = [f"#### {study['id']} v{study['version']}: {study['title']}", "",
+             f"{body['profile']['series']:,} series per n, B = {body['design']['n_bootstraps']}, nominal "
+             f"{nominal:.0%}; receipt `{sha}`" + (f"; [chart]({chart_link})" if chart_link else "") + ".", "",
+             "| n | resampler | kind | coverage | Wilson 95% | MC SE | mean width | SE / true SE | block length "
+             "| published (z) |",
+             "|---:|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    for row in results["coverage"]:
+        error = ratios[(row["n"], row["resampler"])]
+        figure = published.get((row["resampler"], row["kind"], row["n"]))
+        cited = f"{figure['published']:.3f} ({figure['z']:+.1f})" if figure and figure["z"] is not None else ""
+        lines.append(f"| {row['n']} | {row['resampler']} | {row['kind']} | {row['coverage']:.3f} | "
+                     f"{row['wilson_low']:.3f}-{row['wilson_high']:.3f} | {row['mc_se']:.3f} | "
+                     f"{row['mean_width']:.4f} | {error['mean_se_ratio']:.3f} | {error['mean_block_length']:.1f} | "
+                     f"{cited} |")
+    if results["criteria"]:
+        lines += ["", "Registered criteria:", ""]
+        for verdict in results["criteria"]:
+            mark = "PASS" if verdict["passed"] else ("FAIL" if verdict["judged"] else "not run")
+            lines.append(f"- **{mark}** `{verdict['statement']}`: {verdict['detail']}")
+    return "\n".join(lines)
+
+
+def render_section(directory=STUDY_DIRECTORY, chart_directory=CHART_DIRECTORY, draw=True):
+    """(markdown, receipt paths) for every registered study that has a receipt."""
+    parts, paths = [], []
+    for protocol in protocols.registered():
+        path = newest_study_receipt(protocol.id, protocol.version, directory)
+        if path is None:
+            continue
+        body = receipts.load_receipt(path)["body"]
+        chart = chart_path(body, chart_directory)
+        if draw:
+            draw_chart(body, chart)
+        link = os.path.relpath(chart, provenance.PROJECT_ROOT)
+        parts.append(render_study(body, os.path.relpath(path, provenance.PROJECT_ROOT), link))
+        paths.append(path)
+    if not parts:
+        raise FileNotFoundError(f"no study receipt in {directory}; run `bootmark study run S1` first")
+    return "\n\n".join(parts), paths
+
+
+def replace_section(text, section):
+    if BEGIN not in text or END not in text:
+        raise ValueError(f"README.md has no coverage markers ({BEGIN} ... {END})")
+    head, rest = text.split(BEGIN, 1)
+    return head + BEGIN + "\n" + section + "\n" + END + rest.split(END, 1)[1]
+
+
+def current_section(text):
+    return text.split(BEGIN, 1)[1].split(END, 1)[0].strip("\n")
+
+
+def update_readme(readme=README):
+    """Rewrite README's coverage section (and the charts); return the receipts used."""
+    section, paths = render_section()
+    with open(readme, encoding="utf-8") as stream:
+        text = stream.read()
+    with open(readme, "w", encoding="utf-8") as stream:
+        stream.write(replace_section(text, section))
+    return paths

@@ -1,0 +1,344 @@
+"""Run a protocol: chunks of series on an executor, checkpoints, tripwires, a receipt.
+
+* **Work.** Each cell (one n) is cut into chunks of ``chunk_series`` consecutive series
+  (fixed by the protocol, never by the executor). A chunk is computed by
+  :func:`run_chunk` from the protocol's text alone, so it runs the same in this process,
+  in a local process pool or on a dask.distributed worker, and its outcomes depend only
+  on (root seed, n, series): the results are identical, bit for bit, for any executor
+  and worker count.
+* **Checkpoints.** Every finished chunk is written atomically to the run directory
+  (default ``runs/<id>-v<version>-<profile>-<protocol sha>/``, git-ignored) beside a
+  manifest of what decides the results (protocol hash, profile, versions, stream
+  version, git SHA). ``resume=True`` reuses the chunks found there and computes only
+  the rest; the final receipt's results equal an uninterrupted run's. A run directory is
+  never reused silently: without ``resume`` an existing one is an error.
+* **Tripwires.** Once the first 20 series of a cell are in, a resampler whose intervals
+  are all zero-width or all identical stops the run (the chunks so far stay on disk). A
+  non-finite bound, point or SE stops it at once, naming the series.
+* **Progress.** A tqdm bar over series, with the ETA and the running coverage of each
+  resampler and kind.
+"""
+
+import hashlib
+import json
+import math
+import os
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from multiprocessing import get_context
+
+from bootmark import provenance
+from bootmark.receipts import canonical_json
+
+from . import summary
+from .evaluate import evaluate, series_seeds
+from .protocol import parse
+
+RUN_ROOT = os.path.join(provenance.PROJECT_ROOT, "runs")
+# Test hook only: seconds each chunk waits before returning, so a test can kill a run
+# midway. It changes when chunks finish, never what they hold.
+CHUNK_DELAY_VARIABLE = "BOOTMARK_STUDY_CHUNK_DELAY"
+TRIPWIRE_SERIES = 20
+MANIFEST = "manifest.json"
+
+
+class StudyError(RuntimeError):
+    """A study that cannot go on: bad run directory, tripwire, non-finite outcome."""
+
+
+class TripwireError(StudyError):
+    """Aggregate signals that say the run is producing garbage."""
+
+
+def chunks(protocol, profile):
+    """(n, first, last) work units of a profile, in a fixed order."""
+    return [(n, first, min(first + protocol.chunk_series, profile.series))
+            for n in profile.n for first in range(0, profile.series, protocol.chunk_series)]
+
+
+def _empty_columns(protocol, names):
+    return {name: {"point": [], "standard_error": [], "block_length": [],
+                   "intervals": {kind: {"lower": [], "upper": []} for kind in protocol.resampler(name).kinds}}
+            for name in names}
+
+
+def run_chunk(protocol_text, file_name, profile_name, n, first, last):
+    """Outcomes of series [first, last) of cell n, as columns per resampler (JSON-ready)."""
+    protocol = parse(protocol_text, file_name)
+    names = protocol.profile(profile_name).resamplers
+    process, columns = protocol.process(), _empty_columns(protocol, names)
+    for series in range(first, last):
+        seeds = series_seeds(protocol.root_seed, n, series)
+        x = process.sample(n, seeds.data)
+        for name in names:
+            outcome = evaluate(protocol.resampler(name), x, protocol, seeds.bootstrap)
+            values = [outcome.point, outcome.standard_error, outcome.block_length,
+                      *(v for _, low, high in outcome.intervals for v in (low, high))]
+            if not all(math.isfinite(v) for v in values):
+                raise StudyError(f"{protocol.id} n={n} series {series}: resampler {name} returned a non-finite "
+                                 f"value ({outcome}); the run stops rather than record it")
+            target = columns[name]
+            target["point"].append(outcome.point)
+            target["standard_error"].append(outcome.standard_error)
+            target["block_length"].append(outcome.block_length)
+            for kind, low, high in outcome.intervals:
+                target["intervals"][kind]["lower"].append(low)
+                target["intervals"][kind]["upper"].append(high)
+    delay = float(os.environ.get(CHUNK_DELAY_VARIABLE, "0") or 0)
+    if delay > 0:
+        time.sleep(delay)
+    return {"n": n, "first": first, "last": last, "protocol_sha256": protocol.sha256, "columns": columns}
+
+
+def _set_one_numba_thread():
+    # Workers share the machine's cores; one Numba thread each avoids oversubscription
+    # (results do not depend on the thread count).
+    import numba
+    numba.set_num_threads(1)
+
+
+def _in_process(work, protocol, profile_name):
+    for unit in work:
+        yield unit, run_chunk(protocol.text, protocol.file_name, profile_name, *unit)
+
+
+def _process_pool(work, protocol, profile_name, workers):
+    # spawn, not fork: a forked child of a process whose Numba threads have started can hang.
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_set_one_numba_thread) as pool:
+        futures = {pool.submit(run_chunk, protocol.text, protocol.file_name, profile_name, *unit): unit
+                   for unit in work}
+        try:
+            for future in as_completed(futures):
+                yield futures[future], future.result()
+        finally:
+            for future in futures:
+                future.cancel()
+
+
+def _dask(work, protocol, profile_name, address):
+    try:
+        from distributed import Client, as_completed as dask_completed
+    except ImportError:
+        raise StudyError("--scheduler needs dask.distributed: pip install 'bootmark[cluster]'") from None
+    with Client(address, set_as_default=False) as client:
+        futures = {client.submit(run_chunk, protocol.text, protocol.file_name, profile_name, *unit, pure=False): unit
+                   for unit in work}
+        try:
+            for future in dask_completed(list(futures), loop=client.loop):
+                yield futures[future], future.result()
+        finally:
+            client.cancel(list(futures))
+
+
+def _manifest(protocol, profile):
+    versions = provenance.versions()
+    return {"protocol_sha256": protocol.sha256, "profile": profile.name, "series": profile.series,
+            "n": list(profile.n), "resamplers": list(profile.resamplers),
+            "versions": {key: versions[key] for key in ("numpy", "numba", "arch", "tsbootstrap", "stream_version")},
+            "git_sha": provenance.source_state(provenance.PROJECT_ROOT)["git_sha"]}
+
+
+def default_run_directory(protocol, profile_name):
+    return os.path.join(RUN_ROOT, f"{protocol.id}-v{protocol.version}-{profile_name}-{protocol.sha256[:12]}")
+
+
+def _write_json_atomically(path, value):
+    directory = os.path.dirname(path)
+    handle, temporary = tempfile.mkstemp(prefix=".partial-", suffix=".json", dir=directory)
+    with os.fdopen(handle, "w", encoding="utf-8") as stream:
+        json.dump(value, stream, allow_nan=False)
+        stream.flush()
+        os.fsync(stream.fileno())
+    os.replace(temporary, path)
+
+
+def _chunk_path(run_directory, n, first):
+    return os.path.join(run_directory, f"chunk-n{n:06d}-s{first:07d}.json")
+
+
+def open_run_directory(run_directory, protocol, profile, resume):
+    """Create or reopen the run directory; return the chunks already done {(n, first): chunk}."""
+    manifest = _manifest(protocol, profile)
+    manifest_path = os.path.join(run_directory, MANIFEST)
+    if os.path.exists(manifest_path):
+        if not resume:
+            raise StudyError(f"{run_directory} holds an earlier run of {protocol.id}: pass --resume to continue it, "
+                             "or delete the directory to start again")
+        with open(manifest_path, encoding="utf-8") as stream:
+            earlier = json.load(stream)
+        if earlier != manifest:
+            changed = sorted(key for key in manifest if earlier.get(key) != manifest[key])
+            raise StudyError(f"{run_directory}: cannot resume, {', '.join(changed)} changed since the run began "
+                             "(resuming would mix results); delete the directory to start again")
+    else:
+        os.makedirs(run_directory, exist_ok=True)
+        _write_json_atomically(manifest_path, manifest)
+    done = {}
+    for name in sorted(os.listdir(run_directory)):
+        if name.startswith("chunk-") and name.endswith(".json"):
+            with open(os.path.join(run_directory, name), encoding="utf-8") as stream:
+                chunk = json.load(stream)
+            if chunk.get("protocol_sha256") != protocol.sha256:
+                raise StudyError(f"{run_directory}/{name} comes from another protocol; delete the directory")
+            done[(chunk["n"], chunk["first"])] = chunk
+    return done
+
+
+def check_tripwires(protocol, profile, n, chunk_list):
+    """Raise TripwireError if the first TRIPWIRE_SERIES series of cell n look like garbage."""
+    columns = merge_cell(protocol, chunk_list, profile.resamplers)
+    for name, column in columns.items():
+        for kind, bounds in column["intervals"].items():
+            pairs = list(zip(bounds["lower"], bounds["upper"]))[:TRIPWIRE_SERIES]
+            if all(high - low == 0.0 for low, high in pairs):
+                raise TripwireError(f"{protocol.id} n={n}: {name} {kind} intervals are all zero-width over the first "
+                                    f"{len(pairs)} series")
+            if len(set(pairs)) == 1:
+                raise TripwireError(f"{protocol.id} n={n}: {name} {kind} intervals are all identical over the first "
+                                    f"{len(pairs)} series ({pairs[0]})")
+
+
+def merge_cell(protocol, chunk_list, names):
+    """The columns of one cell from its chunks, in series order, resamplers in ``names``
+    order and kinds in protocol order (JSON receipts come back with sorted keys)."""
+    ordered = sorted(chunk_list, key=lambda chunk: chunk["first"])
+    merged = _empty_columns(protocol, names)
+    for chunk in ordered:
+        for name in names:
+            source, target = chunk["columns"][name], merged[name]
+            for key in ("point", "standard_error", "block_length"):
+                target[key].extend(source[key])
+            for kind in protocol.resampler(name).kinds:
+                bounds = source["intervals"][kind]
+                target["intervals"][kind]["lower"].extend(bounds["lower"])
+                target["intervals"][kind]["upper"].extend(bounds["upper"])
+    return merged
+
+
+class _Progress:
+    """A tqdm bar with the running coverage of each (resampler, kind)."""
+
+    def __init__(self, protocol, profile, total, initial, show):
+        from tqdm import tqdm
+        self.bar = tqdm(total=total, initial=initial, unit="series", disable=not show, dynamic_ncols=True,
+                        desc=f"{protocol.id} {profile.name}")
+        self.truth = {n: protocol.process().truth(n).value for n in profile.n}
+        self.tally = {}
+
+    def add(self, chunk, advance=True):
+        for name, column in chunk["columns"].items():
+            for kind, bounds in column["intervals"].items():
+                hits, trials = self.tally.get((name, kind), (0, 0))
+                truth = self.truth[chunk["n"]]
+                hits += sum(1 for low, high in zip(bounds["lower"], bounds["upper"]) if low <= truth <= high)
+                self.tally[(name, kind)] = (hits, trials + len(bounds["lower"]))
+        self.bar.set_postfix_str(" ".join(f"{name.split('.')[-1]}/{kind[:4]} {hits / trials:.3f}"
+                                          for (name, kind), (hits, trials) in self.tally.items()), refresh=False)
+        if advance:
+            self.bar.update(chunk["last"] - chunk["first"])
+
+    def close(self):
+        self.bar.close()
+
+
+def _executor(workers, scheduler):
+    if scheduler:
+        return "dask", None
+    return ("in-process", 1) if workers == 1 else ("processes", workers)
+
+
+def run_study(protocol, profile_name="registered", *, workers=1, scheduler=None, run_directory=None, resume=False,
+              show_progress=True):
+    """Run (or finish) a protocol's profile; return the receipt body (not yet sealed).
+
+    ``workers`` local processes (1: this process), or ``scheduler`` a dask.distributed
+    address. Raises :class:`StudyError` / :class:`TripwireError`; chunks done so far stay
+    in ``run_directory`` for ``resume``.
+    """
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise StudyError(f"workers must be an int >= 1, got {workers!r}")
+    profile = protocol.profile(profile_name)
+    run_directory = run_directory or default_run_directory(protocol, profile_name)
+    done = open_run_directory(run_directory, protocol, profile, resume)
+    work = [unit for unit in chunks(protocol, profile) if (unit[0], unit[1]) not in done]
+    resumed_chunks = len(done)
+    executor, worker_count = _executor(workers, scheduler)
+    progress = _Progress(protocol, profile, profile.series * len(profile.n),
+                         sum(c["last"] - c["first"] for c in done.values()), show_progress)
+    for chunk in done.values():
+        progress.add(chunk, advance=False)
+    checked = set()
+    started = time.monotonic()
+    try:
+        _trip_if_ready(protocol, profile, done, checked)
+        stream = (_dask(work, protocol, profile_name, scheduler) if scheduler else
+                  _in_process(work, protocol, profile_name) if workers == 1 else
+                  _process_pool(work, protocol, profile_name, workers))
+        for (n, first, _), chunk in stream:
+            _write_json_atomically(_chunk_path(run_directory, n, first), chunk)
+            done[(n, first)] = chunk
+            progress.add(chunk)
+            _trip_if_ready(protocol, profile, done, checked)
+    finally:
+        progress.close()
+    elapsed = time.monotonic() - started
+    return assemble(protocol, profile, done, {"executor": executor, "workers": worker_count,
+                                              "scheduler": scheduler, "resumed_chunks": resumed_chunks,
+                                              "chunks": len(done), "run_directory": os.path.abspath(run_directory),
+                                              "elapsed_seconds": round(elapsed, 3)})
+
+
+def _trip_if_ready(protocol, profile, done, checked):
+    for n in profile.n:
+        if n in checked:
+            continue
+        cell = [chunk for (cell_n, _), chunk in done.items() if cell_n == n]
+        covered = {series for chunk in cell for series in range(chunk["first"], chunk["last"])}
+        needed = set(range(min(TRIPWIRE_SERIES, profile.series)))
+        if needed <= covered:
+            check_tripwires(protocol, profile, n, [chunk for chunk in cell if chunk["first"] < TRIPWIRE_SERIES])
+            checked.add(n)
+
+
+def results_of(protocol, profile, done):
+    """The deterministic part of a receipt: cells, summaries, verdicts and published figures."""
+    process = protocol.process()
+    cells = []
+    for n in profile.n:
+        truth = process.truth(n)
+        cells.append({"n": n, "truth": {"value": truth.value, "standard_error": truth.standard_error,
+                                        "source": truth.source, "monte_carlo_error": truth.monte_carlo_error},
+                      "resamplers": merge_cell(protocol, [chunk for (cell_n, _), chunk in done.items()
+                                                          if cell_n == n], profile.resamplers)})
+    coverage, errors = summary.summarise(cells)
+    return {"cells": cells, "coverage": coverage, "standard_errors": errors,
+            "criteria": [summary.judge(criterion, coverage) for criterion in protocol.criteria],
+            "published": [summary.compare_published(figure, coverage) for figure in protocol.published]}
+
+
+def results_hash(results):
+    return hashlib.sha256(canonical_json(results)).hexdigest()
+
+
+def assemble(protocol, profile, done, execution):
+    """The receipt body of a finished run."""
+    from .peers import peer_versions
+    missing = [unit for unit in chunks(protocol, profile) if (unit[0], unit[1]) not in done]
+    if missing:
+        raise StudyError(f"{len(missing)} chunks are missing, e.g. n={missing[0][0]} series {missing[0][1]}")
+    results = results_of(protocol, profile, done)
+    return {
+        "study": {"id": protocol.id, "version": protocol.version, "title": protocol.title,
+                  "file": protocol.file_name, "protocol_sha256": protocol.sha256, "protocol_text": protocol.text},
+        "profile": {"name": profile.name, "series": profile.series, "n": list(profile.n),
+                    "resamplers": list(profile.resamplers)},
+        "design": {"statistic": protocol.statistic, "n_bootstraps": protocol.n_bootstraps, "alpha": protocol.alpha,
+                   "inner_bootstraps": protocol.inner_bootstraps, "root_seed": protocol.root_seed,
+                   "chunk_series": protocol.chunk_series, "dgp": {"name": protocol.dgp_name,
+                                                                  "parameters": dict(protocol.dgp_parameters)}},
+        "peers": peer_versions(),
+        "execution": execution,
+        "results": results,
+        "results_sha256": results_hash(results),
+    }

@@ -1,0 +1,107 @@
+"""Check a study receipt: schema and hash, protocol, summaries, and a bit-for-bit replay of series.
+
+1. The receipt loads (schema, content hash).
+2. Its protocol text hashes to the recorded SHA-256, and the registered file of that
+   name still has this hash (an edited protocol is reported).
+3. Summaries, verdicts and published comparisons recomputed from the stored per-series
+   outcomes equal the stored ones, and so does ``results_sha256``.
+4. A sample of series (or all) is recomputed from (root seed, n, series) and compared
+   bit for bit with the stored outcomes.
+"""
+
+import os
+import random
+from dataclasses import dataclass, field
+
+from bootmark.receipts import load_receipt
+
+from . import protocol as protocols
+from .runner import results_hash, results_of, run_chunk
+
+DEFAULT_SAMPLE = 20
+
+
+@dataclass
+class VerifyReport:
+    """What was checked and what failed; ``passed`` is True when nothing failed."""
+
+    path: str
+    checks: list = field(default_factory=list)
+    failures: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+
+    @property
+    def passed(self):
+        return not self.failures
+
+    def check(self, ok, what, failure):
+        (self.checks if ok else self.failures).append(what if ok else failure)
+
+    def render(self):
+        lines = [f"verify {self.path}"]
+        lines += [f"  ok    {line}" for line in self.checks]
+        lines += [f"  note  {line}" for line in self.notes]
+        lines += [f"  FAIL  {line}" for line in self.failures]
+        lines.append("PASSED" if self.passed else f"FAILED ({len(self.failures)} problems)")
+        return "\n".join(lines)
+
+
+def _series_values(columns, index):
+    """Everything stored for one series of one cell, as a comparable structure."""
+    return {name: (column["point"][index], column["standard_error"][index], column["block_length"][index],
+                   {kind: (bounds["lower"][index], bounds["upper"][index])
+                    for kind, bounds in column["intervals"].items()})
+            for name, column in columns.items()}
+
+
+def verify(path, sample=DEFAULT_SAMPLE, replay_all=False, sample_seed=None, protocol_directory=None,
+           progress=None):
+    """Return a :class:`VerifyReport` for the receipt at ``path``.
+
+    ``sample`` series are replayed, chosen with ``random.Random(sample_seed)`` (a fresh
+    seed when None, reported in the notes), or every series with ``replay_all``.
+    """
+    report = VerifyReport(path)
+    receipt = load_receipt(path)
+    report.checks.append("schema and content hash")
+    body = receipt["body"]
+    study = body["study"]
+    protocol = protocols.parse(study["protocol_text"], study["file"])
+    report.check(protocol.sha256 == study["protocol_sha256"], "protocol text matches its recorded SHA-256",
+                 "the embedded protocol text does not hash to protocol_sha256")
+    registered = os.path.join(protocol_directory or protocols.PROTOCOL_DIRECTORY, study["file"])
+    if os.path.exists(registered):
+        report.check(protocols.load(registered).sha256 == protocol.sha256,
+                     f"registered protocol {study['file']} is unchanged",
+                     f"registered protocol {study['file']} was edited after this receipt was made; "
+                     "register a new version instead")
+    else:
+        report.notes.append(f"{study['file']} is not in the registered protocols (a test or ad-hoc protocol)")
+    profile = protocol.profile(body["profile"]["name"])
+    cells = {cell["n"]: cell for cell in body["results"]["cells"]}
+    done = {}
+    for n, cell in cells.items():
+        done[(n, 0)] = {"n": n, "first": 0, "last": profile.series, "columns": cell["resamplers"]}
+    recomputed = results_of(protocol, profile, done)
+    report.check(recomputed == body["results"], "summaries, verdicts and published comparisons recompute exactly",
+                 "the stored summaries differ from those recomputed from the stored outcomes")
+    report.check(results_hash(body["results"]) == body["results_sha256"], "results_sha256",
+                 "results_sha256 does not match the results")
+    pairs = [(n, i) for n in profile.n for i in range(profile.series)]
+    if not replay_all:
+        if sample_seed is None:
+            sample_seed = random.SystemRandom().randrange(2 ** 32)
+        pairs = sorted(random.Random(sample_seed).sample(pairs, min(sample, len(pairs))))
+        report.notes.append(f"replayed {len(pairs)} of {profile.series * len(profile.n)} series "
+                            f"(--sample-seed {sample_seed})")
+    mismatched = []
+    for n, i in pairs:
+        chunk = run_chunk(protocol.text, protocol.file_name, profile.name, n, i, i + 1)
+        if _series_values(chunk["columns"], 0) != _series_values(cells[n]["resamplers"], i):
+            mismatched.append((n, i))
+        if progress:
+            progress()
+    report.check(not mismatched, f"{len(pairs)} series replayed bit for bit",
+                 f"{len(mismatched)} of {len(pairs)} replayed series differ, e.g. n={mismatched[0][0]} series "
+                 f"{mismatched[0][1]}" if mismatched else "")
+    return report
