@@ -60,7 +60,14 @@ def draw_chart(body, path):
         positions = list(range(len(rows)))[::-1]
         errors = [[row["coverage"] - row["wilson_low"] for row in rows],
                   [row["wilson_high"] - row["coverage"] for row in rows]]
-        axes.errorbar([row["coverage"] for row in rows], positions, xerr=errors, fmt="o", capsize=3)
+        axes.errorbar([row["coverage"] for row in rows], positions, xerr=errors, fmt="o", capsize=3,
+                      label="delivered (Wilson 95%)")
+        published = {(entry["resampler"], entry["kind"]): entry["published"] for entry in body["results"]["published"]}
+        marks = [(published[(row["resampler"], row["kind"])], y) for row, y in zip(rows, positions)
+                 if (row["resampler"], row["kind"]) in published]
+        if marks:
+            axes.plot(*zip(*marks), "x", color="tab:red", label="published")
+            axes.legend(fontsize=7, loc="lower left")
         axes.set_yticks(positions, labels, fontsize=8)
         axes.axvline(nominal, color="black", linestyle="--", linewidth=1)
         axes.set_xlabel(f"delivered coverage (nominal {nominal:.2f}, dashed); bars: Wilson 95%")

@@ -13,12 +13,14 @@ import os
 import random
 from dataclasses import dataclass, field
 
+from bootmark import provenance
 from bootmark.receipts import load_receipt
 
 from . import protocol as protocols
 from .runner import results_hash, results_of, run_chunk
 
 DEFAULT_SAMPLE = 20
+REPLAY_VERSIONS = ("numpy", "numba", "arch", "tsbootstrap", "stream_version")  # what decides a replay's bits
 
 
 @dataclass
@@ -77,6 +79,12 @@ def verify(path, sample=DEFAULT_SAMPLE, replay_all=False, sample_seed=None, prot
                      "register a new version instead")
     else:
         report.notes.append(f"{study['file']} is not in the registered protocols (a test or ad-hoc protocol)")
+    recorded, installed = receipt["provenance"]["versions"], provenance.versions()
+    changed = [f"{key} {recorded.get(key)} -> {installed.get(key)}" for key in REPLAY_VERSIONS
+               if recorded.get(key) != installed.get(key)]
+    if changed:
+        report.notes.append("installed versions differ from the receipt's (a replay may then differ): "
+                            + ", ".join(changed))
     profile = protocol.profile(body["profile"]["name"])
     cells = {cell["n"]: cell for cell in body["results"]["cells"]}
     done = {}
