@@ -9,6 +9,21 @@ process and interleaved (see ``bootmark.timing``):
 * ``tsbootstrap``:        tsbootstrap.bootstrap_reduce(..., statistic="mean", backend="compiled")
 * ``philox_floor``:       (i.i.d. cells) generating the n x B Philox words and nothing else
 
+Model-based cells (method ``residual_wild``: ResidualBootstrap(AR(1), Wild("rademacher"))
+on an AR(1) path with phi = 0.5, n in {600, 5000}, B in {999, 10000}) time the AR(1)
+slope of every replicate instead of the mean:
+
+* ``engine_reduce``:      engine.bootstrap_reduce(x, method, "ar_coef", B), column 1: fused
+  regenerate-and-refit, no paths kept
+* ``engine_materialize``: engine.bootstrap(x, method, B).values(), then the slope of every
+  path by vectorised OLS
+* ``tsbootstrap``:        the published workflow, tsbootstrap.bootstrap(x,
+  method=ResidualBootstrap(model=AR(order=1), innovation=Wild()), n_bootstraps=B) and
+  the same vectorised OLS slope of every path (the fastest refit numpy offers, so the
+  baseline is not handicapped by a Python loop)
+
+``arch`` has no model-based bootstrap: those cells skip it, and say so.
+
 Ratios are path time / engine_reduce time per round (> 1: the engine's reduce is faster),
 with a moving-block bootstrap interval on their median. Sentinel cells (one Numba
 thread, n = 2000, B = 10000, engine reduce and arch only) track per-replicate cost
@@ -27,6 +42,10 @@ from . import provenance, receipts, timing
 METHODS = ("iid", "moving", "circular", "stationary")
 SIZES = (200, 2000, 10000)
 REPLICATES = (999, 10000)
+MODEL_METHODS = ("residual_wild",)
+MODEL_SIZES = (600, 5000)
+MODEL_PHI = 0.5
+NO_ARCH_MODEL = "arch has no model-based (residual) bootstrap"
 BLOCK_LENGTH = 10
 SENTINEL_SIZE, SENTINEL_REPLICATES = 2000, 10000
 QUICK_CELLS = tuple((method, 2000, 999) for method in METHODS)
@@ -43,6 +62,7 @@ def grid(profile):
     """(method, n, B, sentinel) cells of a profile: "full" or "quick"."""
     if profile == "full":
         cells = [(m, n, b) for m in METHODS for n in SIZES for b in REPLICATES]
+        cells += [(m, n, b) for m in MODEL_METHODS for n in MODEL_SIZES for b in REPLICATES]
     elif profile == "quick":
         cells = list(QUICK_CELLS)
     else:
@@ -74,8 +94,29 @@ def parse_filters(text):
 
 def engine_method(name):
     import engine
+    if name == "residual_wild":
+        return engine.ResidualBootstrap(engine.AR(1), engine.Wild("rademacher"))
     return {"iid": engine.IID(), "moving": engine.MovingBlock(BLOCK_LENGTH),
             "circular": engine.CircularBlock(BLOCK_LENGTH), "stationary": engine.StationaryBlock(BLOCK_LENGTH)}[name]
+
+
+def ar1_slopes(paths):
+    """OLS slope of x_t on (1, x_{t-1}) for every row of a (B, n) array, vectorised."""
+    lagged, current = paths[:, :-1], paths[:, 1:]
+    lagged = lagged - lagged.mean(axis=1, keepdims=True)
+    current = current - current.mean(axis=1, keepdims=True)
+    return np.einsum("ij,ij->i", lagged, current) / np.einsum("ij,ij->i", lagged, lagged)
+
+
+def _model_series(n):
+    """An AR(1) path with phi = MODEL_PHI from numpy's default_rng(n), burn-in 500."""
+    shocks = np.random.default_rng(n).standard_normal(n + 500)
+    path = np.empty(n + 500)
+    previous = 0.0
+    for t, shock in enumerate(shocks):
+        previous = MODEL_PHI * previous + shock
+        path[t] = previous
+    return path[500:]
 
 
 def arch_path(name, x, n_bootstraps):
@@ -95,6 +136,13 @@ def arch_path(name, x, n_bootstraps):
 
 def _tsbootstrap_path(name, x, n_bootstraps):
     import tsbootstrap as tb
+    if name == "residual_wild":
+        model_method = tb.ResidualBootstrap(model=tb.AR(order=1), innovation=tb.Wild())
+
+        def refit():
+            paths = tb.bootstrap(x, method=model_method, n_bootstraps=n_bootstraps, random_state=1).values()
+            return ar1_slopes(np.asarray(paths, dtype=float))
+        return refit
     method = {"iid": lambda: tb.IID(), "moving": lambda: tb.MovingBlock(block_length=BLOCK_LENGTH),
               "circular": lambda: tb.CircularBlock(block_length=BLOCK_LENGTH),
               "stationary": lambda: tb.StationaryBlock(avg_block_length=BLOCK_LENGTH)}[name]()
@@ -123,8 +171,17 @@ def peer_status():
 def cell_paths(name, n, n_bootstraps, sentinel, skipped):
     """The zero-argument callables timed in one cell, reference path first."""
     import engine
-    x = np.random.default_rng(n).standard_normal(n)
     method = engine_method(name)
+    if name in MODEL_METHODS:
+        x = _model_series(n)
+        paths = {REFERENCE_PATH: lambda: engine.bootstrap_reduce(x, method, "ar_coef", n_bootstraps,
+                                                                 seed=1).component(1),
+                 MATERIALIZE_PATH: lambda: ar1_slopes(engine.bootstrap(x, method, n_bootstraps, seed=1,
+                                                                       memory_budget=16 << 30).values())}
+        if "tsbootstrap" not in skipped:
+            paths["tsbootstrap"] = _tsbootstrap_path(name, x, n_bootstraps)
+        return paths
+    x = np.random.default_rng(n).standard_normal(n)
     paths = {REFERENCE_PATH: lambda: engine.bootstrap_reduce(x, method, "mean", n_bootstraps, seed=1).statistics}
     if not sentinel:
         paths[MATERIALIZE_PATH] = lambda: engine.bootstrap(

@@ -2,7 +2,8 @@
 
 The same public functions, arguments, errors and random streams as the reference twin
 (``reference``), bit for bit on every index row; statistics agree within the bounds
-stated in ``engine/reduce.py``. Method specs and errors are the reference's own.
+stated in ``engine/reduce.py`` (model-based methods: ``engine/models.py``). Method
+specs and errors are the reference's own.
 
 Importing this package compiles nothing: each kernel compiles on its first call and is
 cached on disk (``cache=True``: in ``__pycache__`` beside each module, or under
@@ -11,11 +12,13 @@ cached on disk (``cache=True``: in ``__pycache__`` beside each module, or under
 """
 
 from reference.errors import (BlockLengthWarning, BootmarkError, DataTypeError, ErrorCode, InvalidDataError,
-                              InvalidParameterError, ParameterTypeError)
-from reference.specs import IID, CircularBlock, MovingBlock, NonOverlappingBlock, StationaryBlock, TaperedBlock
+                              InvalidParameterError, ParameterTypeError, SkippedReplicatesWarning)
+from reference.specs import (AR, IID, BlockWild, CircularBlock, MovingBlock, NonOverlappingBlock, ResidualBootstrap,
+                             SieveAR, StationaryBlock, TaperedBlock, Wild)
 
 from reference.api import ConfidenceInterval
 from reference.blocklength import BlockLengthEstimate
+from reference.models import ModelFit
 
 from .api import DEFAULT_MEMORY_BUDGET, BootstrapResult, ReduceResult, bootstrap, bootstrap_reduce, conf_int
 from .blocklength import optimal_block_length
@@ -24,7 +27,8 @@ from .indices import STREAM_VERSION
 __all__ = [
     "bootstrap", "bootstrap_reduce", "conf_int", "optimal_block_length",
     "IID", "MovingBlock", "CircularBlock", "NonOverlappingBlock", "StationaryBlock", "TaperedBlock",
-    "BootstrapResult", "ReduceResult", "ConfidenceInterval", "BlockLengthEstimate",
+    "ResidualBootstrap", "SieveAR", "AR", "Wild", "BlockWild",
+    "BootstrapResult", "ReduceResult", "ConfidenceInterval", "BlockLengthEstimate", "ModelFit",
     "BootmarkError", "InvalidDataError", "DataTypeError", "InvalidParameterError", "ParameterTypeError",
-    "ErrorCode", "BlockLengthWarning", "STREAM_VERSION", "DEFAULT_MEMORY_BUDGET",
+    "ErrorCode", "BlockLengthWarning", "SkippedReplicatesWarning", "STREAM_VERSION", "DEFAULT_MEMORY_BUDGET",
 ]

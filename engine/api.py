@@ -11,6 +11,11 @@ and pandas types out. Three paths share the one row builder (``indices.fill_row`
 ``conf_int(kind="calibrated")`` adds a double bootstrap on the same row builder: one
 fused kernel per outer replicate rebuilds x*_b and reduces its C inner replicates
 (``reduce.calibration_counts``), never building the B x n or B x C tensor.
+
+Model-based methods (ResidualBootstrap, SieveAR) have no rows: ``models.py`` fits the
+model once (bitwise the reference's fit) and its kernels rebuild each replicate series
+in per-thread scratch, then store it (``values()``), reduce it (named statistics) or
+refit it (``"ar_coef"``, fused: no B x n tensor). Callables get the series in chunks.
 """
 
 from dataclasses import dataclass, field
@@ -19,9 +24,11 @@ import numpy as np
 
 from reference.api import checked_interval, prepare_arguments, statistic_layout
 from reference.errors import ErrorCode, InvalidParameterError, ParameterTypeError
-from reference.specs import IID, TaperedBlock, check_statistic
+from reference.models import FIT_OK, no_indices_error, settle_refits
+from reference.specs import IID, TaperedBlock, check_statistic, check_statistic_for_method, is_model_method
 from reference.validation import as_probability, statistic_components
 
+from . import models
 from . import reduce as kernels
 from .blocklength import resolve_method
 from .data import as_array
@@ -74,7 +81,8 @@ class BootstrapResult:
     """Replicates of a bootstrap, generated on demand from (seed, replicate number).
 
     ``method`` is the resolved spec; ``memory_budget`` bounds what ``indices`` and
-    ``values`` may allocate (bytes).
+    ``values`` may allocate (bytes). For a model-based method ``fit`` is the
+    :class:`~reference.models.ModelFit` of the data (None otherwise).
     """
 
     method: object
@@ -83,9 +91,14 @@ class BootstrapResult:
     stream_version: int
     memory_budget: int
     series: object = field(repr=False)
+    fit: object = None
+    model: object = field(default=None, repr=False)
 
     def indices(self):
-        """(B, n) int32 source positions."""
+        """(B, n) int32 source positions; a model-based method has none and raises
+        InvalidParameterError (code METHOD)."""
+        if self.model is not None:
+            raise no_indices_error(self.method)
         shape = (self.n_bootstraps, self.series.n)
         _check_budget(shape, 4, self.memory_budget, "the index matrix")
         return index_matrix(self.method, self.series.n, self.seed, self.n_bootstraps)
@@ -94,7 +107,7 @@ class BootstrapResult:
         """Resampled series: (B, n) for one series, (B, n, d) for rows of d variables.
 
         ``dtype`` ("float64" or "float32") affects only this returned array; tapered
-        values are computed in float64 first.
+        values and model-based series are computed in float64 first.
         """
         if not isinstance(dtype, str) or dtype not in _DTYPES:
             raise InvalidParameterError(ErrorCode.DTYPE, "dtype", f"unsupported dtype {dtype!r}",
@@ -103,6 +116,9 @@ class BootstrapResult:
         n, d = self.series.n, self.series.d
         shape = (self.n_bootstraps, n) if self.series.univariate else (self.n_bootstraps, n, d)
         _check_budget(shape, target.itemsize, self.memory_budget, "the materialized tensor")
+        if self.model is not None:
+            rebuilt = models.paths(self.model, self.series.values[:, 0], self.seed, self.n_bootstraps, dtype=target)
+            return rebuilt.reshape(shape)
         weights, centres = _tapering(self.series, self.method)
         out = np.empty((self.n_bootstraps, n, d), dtype=target)
         kernels.materialize(row_plan(self.method, n), root_key(self.seed), 0, self.series.values, weights, centres, out)
@@ -125,7 +141,9 @@ class ReduceResult:
 
     ``statistics`` is a float64 array of shape (B,) for a scalar statistic of one series,
     else (B, k) with one column per component (named by ``labels`` when it can be).
-    ``point`` is the statistic on the original data.
+    ``point`` is the statistic on the original data. Model-based methods record their
+    ``fit``; ``skipped`` holds the replicates dropped by ``explosive="skip"``, whose rows
+    ``statistics`` then lacks (it has B - len(skipped) rows).
     """
 
     statistic: object
@@ -138,6 +156,8 @@ class ReduceResult:
     labels: tuple = None
     layout: object = field(default=None, repr=False)
     point_components: tuple = field(default=(), repr=False)
+    fit: object = None
+    skipped: tuple = ()
 
     def component(self, k):
         """The B replicates of component k."""
@@ -148,20 +168,37 @@ class ReduceResult:
         if isinstance(q, (list, tuple)):
             return [self.quantile(level) for level in q]
         level = as_probability(q, "q", ErrorCode.QUANTILE, "pass a level in [0, 1], e.g. 0.95", open_interval=False)
-        table = self.statistics.reshape(self.n_bootstraps, -1)
+        table = self.statistics.reshape(self.statistics.shape[0], -1)
         return _present(self.layout, np.quantile(table, level, axis=0))
 
 
-def _callable_statistics(series, method, statistic, seed, n_bootstraps, point):
-    out = np.empty((n_bootstraps, len(point)))
+def _resampled_chunks(series, method, seed):
+    """``chunk(first, last)``: replicates first .. last - 1 of a resampling method as a
+    (last - first, n, d) array (tapered when the method is)."""
     weights, centres = _tapering(series, method)
+
+    def chunk(first, last):
+        samples = series.values[index_matrix(method, series.n, seed, last, first=first)]
+        if weights.size:
+            samples = centres + np.resize(weights, series.n)[:, None] * (samples - centres)
+        return samples
+    return chunk
+
+
+def _rebuilt_chunks(series, model, seed):
+    """``chunk(first, last)``: rebuilt series first .. last - 1 of a resolved model, (R, n, 1)."""
+    def chunk(first, last):
+        return models.paths(model, series.values[:, 0], seed, last, first)[:, :, None]
+    return chunk
+
+
+def _callable_statistics(series, chunk, statistic, n_bootstraps, point):
+    """A callable's components on every replicate, materialized ``CALLABLE_CHUNK`` at a
+    time by ``chunk(first, last)``."""
+    out = np.empty((n_bootstraps, len(point)))
     for first in range(0, n_bootstraps, CALLABLE_CHUNK):
         last = min(first + CALLABLE_CHUNK, n_bootstraps)
-        rows = index_matrix(method, series.n, seed, last, first=first)
-        for r, row in enumerate(rows):
-            sample = series.values[row]
-            if weights.size:
-                sample = centres + np.resize(weights, series.n)[:, None] * (sample - centres)
+        for r, sample in enumerate(chunk(first, last)):
             components = statistic_components(statistic.function(sample[:, 0] if series.univariate else sample),
                                               f"replicate {first + r}")
             if len(components) != len(point):
@@ -222,7 +259,35 @@ def bootstrap(x, method, n_bootstraps=999, seed=None, *, memory_budget=DEFAULT_M
     """
     memory_budget = _check_memory_budget(memory_budget)
     series, method, n_bootstraps, seed = _prepare(x, method, n_bootstraps, seed)
+    if is_model_method(method):
+        model = models.resolve(method, series)
+        return BootstrapResult(model.method, n_bootstraps, seed, STREAM_VERSION, memory_budget, series, model.fit,
+                               model)
     return BootstrapResult(resolve_method(method, series), n_bootstraps, seed, STREAM_VERSION, memory_budget, series)
+
+
+def _model_reduce(series, method, statistic, n_bootstraps, seed):
+    """bootstrap_reduce for a model-based method: fused refits for "ar_coef", the fused
+    named statistics or the chunked callable on the rebuilt series."""
+    model = models.resolve(method, series)
+    x = series.values[:, 0]
+    skipped = ()
+    if statistic.kind == "ar_coef":
+        point = model.fit.components
+        out, status = models.refits(model, x, seed, n_bootstraps)
+        skipped = settle_refits(status.tolist(), model.method.explosive, model.fit.order)
+        out = out[status == FIT_OK]
+    else:
+        point = _point(series, statistic)
+        if statistic.kind == "callable":
+            out = _callable_statistics(series, _rebuilt_chunks(series, model, seed), statistic, n_bootstraps, point)
+        else:
+            out = models.statistics(model, x, seed, n_bootstraps, kernels.KIND_CODES[statistic.kind],
+                                    np.asarray(statistic.levels, dtype=float), len(point))
+    layout = statistic_layout(statistic, series, len(point))
+    statistics = out[:, 0] if layout.scalar else out
+    return ReduceResult(statistic, model.method, n_bootstraps, seed, STREAM_VERSION, statistics,
+                        _present(layout, point), layout.labels, layout, point, model.fit, skipped)
 
 
 def bootstrap_reduce(x, method, statistic, n_bootstraps=999, seed=None):
@@ -232,15 +297,20 @@ def bootstrap_reduce(x, method, statistic, n_bootstraps=999, seed=None):
     and std of untapered block methods by block algebra). A callable receives each
     resampled series as a float64 array ((n,) or (n, d)) and is evaluated in chunks of
     ``CALLABLE_CHUNK`` replicates: correct, but slower by the Python call per replicate.
+    "ar_coef" (model-based methods) refits the AR on every rebuilt series inside the
+    kernel: a (B, p + 1) array, labelled intercept, phi_1 .. phi_p.
     """
     series, method, n_bootstraps, seed = _prepare(x, method, n_bootstraps, seed)
-    statistic = check_statistic(statistic)  # before resolving "auto", in the reference's order
+    # before resolving "auto", in the reference's order
+    statistic = check_statistic_for_method(check_statistic(statistic), method)
+    if is_model_method(method):
+        return _model_reduce(series, method, statistic, n_bootstraps, seed)
     method = resolve_method(method, series)
     point = _point(series, statistic)
     layout = statistic_layout(statistic, series, len(point))
     out = _reduce_statistics(series, method, statistic, seed, n_bootstraps, len(point))
     if out is None:
-        out = _callable_statistics(series, method, statistic, seed, n_bootstraps, point)
+        out = _callable_statistics(series, _resampled_chunks(series, method, seed), statistic, n_bootstraps, point)
     statistics = out[:, 0] if layout.scalar else out
     return ReduceResult(statistic, method, n_bootstraps, seed, STREAM_VERSION, statistics,
                         _present(layout, point), layout.labels, layout, point)
@@ -274,7 +344,7 @@ def conf_int(x, statistic, method, alpha=0.05, kind="percentile", n_bootstraps=9
     calibrated interval costs B * C inner replicates, run in fused kernels on
     ``numba.get_num_threads()`` threads: about the cost of ``bootstrap_reduce`` with
     B * C replicates. Named statistics only: a callable raises InvalidParameterError
-    (code STATISTIC).
+    (code STATISTIC); model-based methods refuse kind="calibrated" (code INTERVAL_KIND).
     """
     return checked_interval(bootstrap_reduce, interval, _present, x, statistic, method, alpha, kind, n_bootstraps,
                             seed, inner_bootstraps=inner_bootstraps, calibrate=calibration_points)

@@ -15,6 +15,9 @@ from .philox import philox4x32_10
 
 BLOCK_START = np.uint64(int(Purpose.BLOCK_START))
 BLOCK_LENGTH = np.uint64(int(Purpose.BLOCK_LENGTH))
+RESIDUAL_INDEX = np.uint64(int(Purpose.RESIDUAL_INDEX))
+WILD_MULTIPLIER = np.uint64(int(Purpose.WILD_MULTIPLIER))
+BLOCK_WILD_OFFSET = np.uint64(int(Purpose.BLOCK_WILD_OFFSET))
 _MASK32 = np.uint64(0xFFFFFFFF)
 _S32 = np.uint64(32)
 _ZERO = np.uint64(0)

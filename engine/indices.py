@@ -93,10 +93,13 @@ def reset_streams(starts_buffer, lengths_buffer, states):
 
 
 @njit(cache=True, inline="always")
-def _iid_row(n, bound, k0, k1, row, starts_buffer, state):
-    # Fill the words, map them all, and only if some word falls in Lemire's rejection
-    # zone (probability about n**2 / 2**32 per row) redo the row word by word.
-    refill(starts_buffer, state, k0, k1, BLOCK_START)
+def iid_row(n, bound, k0, k1, row, starts_buffer, state, purpose):
+    """n bounded(bound) draws of the ``purpose`` stream into ``row`` (int32), from a
+    cursor at block 0 and a buffer of at least n words.
+
+    Fill the words, map them all, and only if some word falls in Lemire's rejection zone
+    (probability about n * bound / 2**32 per row) redo the row word by word."""
+    refill(starts_buffer, state, k0, k1, purpose)
     threshold = ((_MASK32 - bound) + np.uint64(1)) % bound
     rejected = False
     for i in range(n):
@@ -106,7 +109,7 @@ def _iid_row(n, bound, k0, k1, row, starts_buffer, state):
     if rejected:
         state[0] = 0
         for i in range(n):
-            row[i] = np.int32(bounded(starts_buffer, state, k0, k1, BLOCK_START, bound))
+            row[i] = np.int32(bounded(starts_buffer, state, k0, k1, purpose, bound))
 
 
 @njit(cache=True, inline="always")
@@ -197,7 +200,7 @@ def fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0,
     starts_buffer, lengths_buffer, states, _, _, starts, lengths = scratch
     reset_streams(starts_buffer, lengths_buffer, states)
     if layout == IID_ROWS:
-        _iid_row(n, start_count, k0, k1, row, starts_buffer, states[0])
+        iid_row(n, start_count, k0, k1, row, starts_buffer, states[0], BLOCK_START)
         return
     blocks = row_blocks(layout, n, block_length, start_count, start_scale, table, k0, k1,
                         starts_buffer, lengths_buffer, states, starts, lengths)

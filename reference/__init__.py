@@ -8,14 +8,17 @@ statistics within stated bounds.
 from .api import BootstrapResult, ConfidenceInterval, ReduceResult, bootstrap, bootstrap_reduce, conf_int
 from .blocklength import BlockLengthEstimate, optimal_block_length
 from .errors import (BlockLengthWarning, BootmarkError, DataTypeError, ErrorCode, InvalidDataError,
-                     InvalidParameterError, ParameterTypeError)
+                     InvalidParameterError, ParameterTypeError, SkippedReplicatesWarning)
 from .indices import STREAM_VERSION
-from .specs import IID, CircularBlock, MovingBlock, NonOverlappingBlock, StationaryBlock, TaperedBlock
+from .models import ModelFit
+from .specs import (AR, IID, BlockWild, CircularBlock, MovingBlock, NonOverlappingBlock, ResidualBootstrap, SieveAR,
+                    StationaryBlock, TaperedBlock, Wild)
 
 __all__ = [
     "bootstrap", "bootstrap_reduce", "conf_int", "optimal_block_length",
     "IID", "MovingBlock", "CircularBlock", "NonOverlappingBlock", "StationaryBlock", "TaperedBlock",
-    "BootstrapResult", "ReduceResult", "ConfidenceInterval", "BlockLengthEstimate",
+    "ResidualBootstrap", "SieveAR", "AR", "Wild", "BlockWild",
+    "BootstrapResult", "ReduceResult", "ConfidenceInterval", "BlockLengthEstimate", "ModelFit",
     "BootmarkError", "InvalidDataError", "DataTypeError", "InvalidParameterError", "ParameterTypeError",
-    "ErrorCode", "BlockLengthWarning", "STREAM_VERSION",
+    "ErrorCode", "BlockLengthWarning", "SkippedReplicatesWarning", "STREAM_VERSION",
 ]

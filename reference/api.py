@@ -2,7 +2,9 @@
 
 Every function checks all of its arguments before any work, resolves ``"auto"`` block
 lengths from the data, and records the seed it used (fresh entropy when ``seed=None``),
-so any result can be replayed exactly.
+so any result can be replayed exactly. Model-based methods (ResidualBootstrap, SieveAR)
+fit their model to the data first and record it on the result (``fit``); their
+replicates are rebuilt series (``models.py``), not rows of source positions.
 """
 
 import secrets
@@ -12,11 +14,13 @@ from .blocklength import resolve_method
 from .data import as_series
 from .errors import ErrorCode, InvalidParameterError
 from .indices import STREAM_VERSION, index_rows, row_builder
-from .intervals import (CALIBRATED, calibration_point, check_calibrated_statistic, check_inner_bootstraps, check_kind,
-                        interval)
+from .intervals import (CALIBRATED, calibration_point, check_calibrated_method, check_calibrated_statistic,
+                        check_inner_bootstraps, check_kind, interval)
 from .keys import inner_root, replicate_key, root_key
+from .models import ARITHMETIC, FIT_OK, no_indices_error, refit, replicate_paths, resolve_model, settle_refits
 from .reduce import apply_statistic, mean, quantile_sorted
-from .specs import TaperedBlock, check_method, check_statistic
+from .specs import (TaperedBlock, check_method, check_statistic, check_statistic_for_method, coefficient_labels,
+                    is_model_method)
 from .taper import taper_weights
 from .validation import as_probability, check_alpha, check_n_bootstraps, check_seed
 
@@ -79,6 +83,8 @@ def statistic_layout(statistic, series, width):
     """How the ``width`` components of ``statistic`` on ``series`` are presented (shared
     by both twins: which components exist and what they are called)."""
     levels = statistic.levels if statistic.kind == "quantile" else ()
+    if statistic.kind == "ar_coef":  # intercept, phi_1 .. phi_p of one series
+        return StatisticLayout(False, coefficient_labels(width - 1))
     if statistic.kind == "callable":
         return StatisticLayout(series.univariate and width == 1)
     if len(levels) > 1:
@@ -94,7 +100,9 @@ def statistic_layout(statistic, series, width):
 class BootstrapResult:
     """Replicates of a bootstrap, regenerated on demand from (seed, replicate number).
 
-    ``method`` is the resolved spec (``"auto"`` replaced by the length used).
+    ``method`` is the resolved spec (``"auto"`` replaced by the length used). For a
+    model-based method ``fit`` is the :class:`~reference.models.ModelFit` of the data
+    (None otherwise).
     """
 
     method: object
@@ -102,16 +110,25 @@ class BootstrapResult:
     seed: int
     stream_version: int
     series: object = field(repr=False)
+    fit: object = None
+    model: object = field(default=None, repr=False)
 
     def indices(self):
-        """B rows of n source positions (ints in [0, n))."""
+        """B rows of n source positions (ints in [0, n)); a model-based method has none
+        and raises InvalidParameterError (code METHOD)."""
+        if self.model is not None:
+            raise no_indices_error(self.method)
         return list(index_rows(self.method, self.series.n, self.seed, self.n_bootstraps))
 
     def values(self):
         """B resampled series: lists of n floats for 1-D data, of n row lists otherwise.
 
-        For :class:`TaperedBlock` these are the tapered values (see its docstring).
+        For :class:`TaperedBlock` these are the tapered values (see its docstring); for a
+        model-based method the rebuilt series (``models.py``).
         """
+        if self.model is not None:
+            paths = replicate_paths(self.model, self.series.columns[0], self.seed, self.n_bootstraps)
+            return [path if self.series.univariate else [[v] for v in path] for path in paths]
         resample = _resampler(self.series.columns, self.method)
         out = []
         for row in self.indices():
@@ -127,6 +144,10 @@ class ReduceResult:
     ``statistics`` holds B entries: floats for a scalar statistic of one series,
     tuples of components otherwise (``labels`` names them when it can). ``point`` is
     the statistic on the original data, laid out like :meth:`quantile`'s result.
+
+    Model-based methods record their ``fit`` (a ModelFit); ``skipped`` holds the numbers
+    of replicates dropped by ``explosive="skip"``, which ``statistics`` then lacks (it
+    has B - len(skipped) entries).
     """
 
     statistic: object
@@ -139,6 +160,8 @@ class ReduceResult:
     labels: tuple = None
     layout: object = field(default=None, repr=False)
     point_components: tuple = field(default=(), repr=False)
+    fit: object = None
+    skipped: tuple = ()
 
     def component(self, k):
         """The B replicates of component k, as a list of floats."""
@@ -169,11 +192,47 @@ def bootstrap(x, method, n_bootstraps=999, seed=None):
     ``x`` is one series (n values) or n rows of d variables (rows are resampled
     together); lists, tuples, numpy arrays and pandas objects are accepted.
     ``n_bootstraps`` is the number B of replicates; ``seed`` an int in [0, 2**128) or
-    None for fresh entropy (the seed used is recorded on the result).
+    None for fresh entropy (the seed used is recorded on the result). A model-based
+    method (one series only) is fitted here and its fit recorded.
     """
     series, method, n_bootstraps, seed = _prepare(x, method, n_bootstraps, seed)
+    if is_model_method(method):
+        model = resolve_model(method, series, ARITHMETIC)
+        return BootstrapResult(model.method, n_bootstraps, seed, STREAM_VERSION, series, model.fit, model)
     method = resolve_method(method, series)
     return BootstrapResult(method, n_bootstraps, seed, STREAM_VERSION, series)
+
+
+def _replicate_components(statistic, columns, univariate, replicate, width):
+    """The statistic of one replicate, checked to have the data's ``width`` components."""
+    components = apply_statistic(statistic, columns, univariate, f"replicate {replicate}")
+    if len(components) != width:
+        raise InvalidParameterError(ErrorCode.STATISTIC_RESULT, "statistic",
+                                    f"returned {len(components)} values on replicate {replicate} "
+                                    f"but {width} on the original data",
+                                    "return the same number of values for every sample")
+    return components
+
+
+def _model_reduce(series, method, statistic, n_bootstraps, seed):
+    """bootstrap_reduce for a model-based method: refits for "ar_coef", else the
+    statistic of each rebuilt series."""
+    model = resolve_model(method, series, ARITHMETIC)
+    paths = replicate_paths(model, series.columns[0], seed, n_bootstraps)
+    skipped = ()
+    if statistic.kind == "ar_coef":
+        point = model.fit.components
+        refits = [refit(path, model.fit.order) for path in paths]
+        skipped = settle_refits([status for _, status in refits], model.method.explosive, model.fit.order)
+        replicates = [components for components, status in refits if status == FIT_OK]
+    else:
+        point = apply_statistic(statistic, series.columns, series.univariate)
+        replicates = [_replicate_components(statistic, (path,), series.univariate, replicate, len(point))
+                      for replicate, path in enumerate(paths)]
+    layout = statistic_layout(statistic, series, len(point))
+    replicates = [components[0] for components in replicates] if layout.scalar else replicates
+    return ReduceResult(statistic, model.method, n_bootstraps, seed, STREAM_VERSION, replicates,
+                        layout.present(point), layout.labels, layout, point, model.fit, skipped)
 
 
 def bootstrap_reduce(x, method, statistic, n_bootstraps=999, seed=None):
@@ -182,22 +241,21 @@ def bootstrap_reduce(x, method, statistic, n_bootstraps=999, seed=None):
     ``statistic`` is "mean", "var" (ddof=0), "std", "median", ("quantile", q) with q a
     level or a sequence of levels, or a callable taking one resampled series (a list of
     floats, or of row tuples for multivariate data) and returning a float or a flat
-    sequence of floats. Named statistics are applied to every column.
+    sequence of floats. Named statistics are applied to every column. "ar_coef" (model-
+    based methods only) refits the AR model on every replicate: components intercept,
+    phi_1 .. phi_p, labelled.
     """
     series, method, n_bootstraps, seed = _prepare(x, method, n_bootstraps, seed)
-    statistic = check_statistic(statistic)
+    statistic = check_statistic_for_method(check_statistic(statistic), method)
+    if is_model_method(method):
+        return _model_reduce(series, method, statistic, n_bootstraps, seed)
     method = resolve_method(method, series)
     point = apply_statistic(statistic, series.columns, series.univariate)
     layout = statistic_layout(statistic, series, len(point))
     resample = _resampler(series.columns, method)
     replicates = []
     for replicate, row in enumerate(index_rows(method, series.n, seed, n_bootstraps)):
-        components = apply_statistic(statistic, resample(row), series.univariate, f"replicate {replicate}")
-        if len(components) != len(point):
-            raise InvalidParameterError(ErrorCode.STATISTIC_RESULT, "statistic",
-                                        f"returned {len(components)} values on replicate {replicate} "
-                                        f"but {len(point)} on the original data",
-                                        "return the same number of values for every sample")
+        components = _replicate_components(statistic, resample(row), series.univariate, replicate, len(point))
         replicates.append(components[0] if layout.scalar else components)
     return ReduceResult(statistic, method, n_bootstraps, seed, STREAM_VERSION, replicates,
                         layout.present(point), layout.labels, layout, point)
@@ -210,7 +268,8 @@ class ConfidenceInterval:
     Each bound is a float for a scalar statistic of one series, else laid out per
     component like :meth:`ReduceResult.quantile`. ``coverage`` is 1 - alpha.
     ``inner_bootstraps`` is C, the inner replicates per outer replicate, for
-    kind="calibrated", and None for the other kinds.
+    kind="calibrated", and None for the other kinds. ``fit`` and ``skipped`` are those of
+    the underlying bootstrap_reduce result (model-based methods).
     """
 
     lower: object
@@ -223,6 +282,8 @@ class ConfidenceInterval:
     seed: int
     stream_version: int
     inner_bootstraps: int = None
+    fit: object = None
+    skipped: tuple = ()
 
     @property
     def coverage(self):
@@ -275,6 +336,7 @@ def checked_interval(reduce, interval_of, present, x, statistic, method, alpha, 
     inner_bootstraps = check_inner_bootstraps(inner_bootstraps, kind)
     if kind == CALIBRATED:
         check_calibrated_statistic(statistic)
+        check_calibrated_method(method)
     result = reduce(x, method, statistic, n_bootstraps, seed)
     point = result.point_components
     calibration = calibrate(x, result, inner_bootstraps) if kind == CALIBRATED else [None] * len(point)
@@ -282,7 +344,7 @@ def checked_interval(reduce, interval_of, present, x, statistic, method, alpha, 
     return ConfidenceInterval(present(result.layout, tuple(b[0] for b in bounds)),
                               present(result.layout, tuple(b[1] for b in bounds)),
                               result.point, kind, alpha, result.method, result.n_bootstraps, result.seed,
-                              STREAM_VERSION, inner_bootstraps)
+                              STREAM_VERSION, inner_bootstraps, result.fit, result.skipped)
 
 
 def conf_int(x, statistic, method, alpha=0.05, kind="percentile", n_bootstraps=999, seed=None, *,
@@ -299,7 +361,8 @@ def conf_int(x, statistic, method, alpha=0.05, kind="percentile", n_bootstraps=9
     left None for the other kinds. Errors name the argument ``inner_bootstraps`` and
     carry code N_BOOTSTRAPS (a replicate count, like ``n_bootstraps``). A calibrated
     interval needs a named statistic (a callable raises InvalidParameterError, code
-    STATISTIC).
+    STATISTIC) and a resampling method: model-based methods refuse it (code
+    INTERVAL_KIND) and take "percentile", "basic" or "normal".
     """
     return checked_interval(bootstrap_reduce, interval, StatisticLayout.present_with, x, statistic, method, alpha,
                             kind, n_bootstraps, seed, inner_bootstraps=inner_bootstraps,

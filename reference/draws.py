@@ -30,6 +30,9 @@ class Purpose(IntEnum):
 
     BLOCK_START = 1  # block starts; i.i.d. positions are blocks of length 1
     BLOCK_LENGTH = 2  # stationary-bootstrap block lengths
+    RESIDUAL_INDEX = 3  # model-based methods, IID innovations: which residual each error is (models.py)
+    WILD_MULTIPLIER = 4  # model-based methods: wild and block-wild multipliers (models.py)
+    BLOCK_WILD_OFFSET = 5  # model-based methods: the random phase of the block-wild grid (models.py)
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,12 @@ class ErrorCode(str, Enum):
     DATA_NOT_FINITE = "BM104"  # NaN or +-inf in x
     DATA_TOO_LONG = "BM105"  # n would overflow int32 positions
     DATA_RANGE = "BM106"  # a value so large that sums of squares would overflow
+    MODEL_FIT = "BM107"  # an AR fit (to x, or a replicate's refit) is explosive, unit-root or singular
     BLOCK_LENGTH = "BM201"  # block length not a positive int <= n, or "auto"
     WINDOW = "BM202"  # unknown taper window or bad taper parameter
     METHOD = "BM203"  # method is not a method spec
+    MODEL = "BM204"  # malformed model-based spec: model, innovation, distribution, criterion, explosive
+    MODEL_ORDER = "BM205"  # AR order or sieve max_order not an int >= 0, or at or above n / 2
     N_BOOTSTRAPS = "BM301"  # n_bootstraps not a positive integer
     SEED = "BM302"  # seed not a non-negative integer below 2**128
     STATISTIC = "BM303"  # unknown or malformed statistic
@@ -73,3 +76,8 @@ class ParameterTypeError(BootmarkError, TypeError):
 
 class BlockLengthWarning(UserWarning):
     """A legal but degenerate block length, e.g. one equal to the series length."""
+
+
+class SkippedReplicatesWarning(UserWarning):
+    """Replicates were dropped from a model-based bootstrap because their AR refit was
+    explosive or singular (only with ``explosive="skip"``); the result records which."""

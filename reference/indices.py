@@ -14,6 +14,7 @@ from .keys import replicate_key, root_key
 from .specs import IID, CircularBlock, MovingBlock, NonOverlappingBlock, StationaryBlock, TaperedBlock
 
 STREAM_VERSION = 2  # 2: geometric spans scaled to reject < 1/64 of words. Bump with any change to philox, keys, draws or this file's rows
+# ... or models.py's draws. Its purposes 3-5 were added under version 2: no existing stream changed.
 
 
 def moving_start_count(n, block_length):

@@ -49,7 +49,7 @@ from statistics import NormalDist
 
 from .errors import ErrorCode, InvalidParameterError, ParameterTypeError
 from .reduce import quantile_sorted
-from .specs import check_statistic
+from .specs import check_statistic, is_model_method
 from .validation import as_integer
 
 INTERVAL_KINDS = ("percentile", "basic", "normal", "calibrated")
@@ -109,6 +109,18 @@ def check_calibrated_statistic(statistic):
                                     "pass 'mean', 'var', 'std', 'median' or ('quantile', q), or use "
                                     "kind='percentile' with the callable")
     return spec
+
+
+def check_calibrated_method(method):
+    """Refuse kind="calibrated" for a model-based method (code INTERVAL_KIND): its inner
+    level would rebuild and refit every outer replicate's own model, which is not
+    defined here."""
+    if is_model_method(method):
+        raise InvalidParameterError(ErrorCode.INTERVAL_KIND, "kind",
+                                    f"kind='calibrated' resamples each replicate again and is defined for "
+                                    f"resampling methods, not the model-based {type(method).__name__}",
+                                    "pass kind='percentile', 'basic' or 'normal'")
+    return method
 
 
 def calibration_point(inner_statistics, point):

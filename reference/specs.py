@@ -4,12 +4,17 @@ to compute. Both twins take the same specs; only the arithmetic differs.
 Block lengths are counts of observations. ``"auto"`` defers the choice to the
 Politis-White estimate of the data at hand (see ``blocklength.py``); the spec is then
 resolved to an integer before any index is drawn.
+
+Model-based methods (:class:`ResidualBootstrap`, :class:`SieveAR`) do not resample
+positions: they fit an autoregression (:class:`AR`) and rebuild every replicate from
+its recursion with synthetic errors drawn by an innovation spec (:class:`IID`,
+:class:`Wild` or :class:`BlockWild`). ``reference/models.py`` defines them exactly.
 """
 
 from dataclasses import dataclass, field
 
 from .errors import ErrorCode, InvalidParameterError, ParameterTypeError
-from .validation import as_positive_int, as_probability
+from .validation import as_integer, as_positive_int, as_probability
 
 AUTO = "auto"
 TAPER_WINDOWS = ("tukey", "bartlett", "hann")
@@ -142,21 +147,201 @@ class TaperedBlock:
 BLOCK_METHODS = (MovingBlock, CircularBlock, NonOverlappingBlock, StationaryBlock, TaperedBlock)
 METHODS = (IID,) + BLOCK_METHODS
 
+# ---------------------------------------------------------------------------------------
+# Model-based resampling: the model, the innovations, the methods (see models.py)
+
+WILD_DISTRIBUTIONS = ("rademacher", "mammen", "gaussian")
+SIEVE_CRITERIA = ("aic", "bic")
+EXPLOSIVE_POLICIES = ("raise", "skip")
+_FIX_MODEL_METHOD = "e.g. ResidualBootstrap(AR(1), Wild()) or SieveAR(innovation=BlockWild('rademacher', 10))"
+
+
+def _choice(value, argument, choices, what):
+    """``value`` if it is one of the strings ``choices``, else a typed error (code MODEL)."""
+    fix = f"pass {argument}= one of {', '.join(map(repr, choices))}"
+    if not isinstance(value, str):
+        raise ParameterTypeError(ErrorCode.MODEL, argument, f"expected a string, got {value!r}", fix)
+    if value not in choices:
+        raise InvalidParameterError(ErrorCode.MODEL, argument, f"unknown {what} {value!r}", fix)
+    return value
+
+
+def check_order(value, argument):
+    """An autoregressive order (or a sieve's largest order) as an int >= 0; floats and
+    bools are refused, as for counts. The bound below n / 2 needs the data and is
+    checked by ``models.check_order_fits``."""
+    fix = f"pass {argument} as a whole number of lags >= 0, e.g. 1"
+    number = as_integer(value, argument, ErrorCode.MODEL_ORDER, fix, integral_floats=False)
+    if number < 0:
+        raise InvalidParameterError(ErrorCode.MODEL_ORDER, argument, f"must be >= 0, got {number}", fix)
+    return number
+
+
+@dataclass(frozen=True)
+class AR:
+    """Autoregression of order p >= 0 with an intercept, fitted by ordinary least squares:
+    x_t = c + phi_1 x_{t-1} + ... + phi_p x_{t-p} + e_t for t = p .. n-1.
+
+    ``AR(0)`` is allowed: x_t = c + e_t, a mean plus white noise (a sieve can select it).
+    The order must be below n / 2 (checked against the data).
+    """
+
+    order: int
+
+    def __post_init__(self):
+        object.__setattr__(self, "order", check_order(self.order, "order"))
+
+
+@dataclass(frozen=True)
+class Wild:
+    """Wild innovations: the fitted residual at time t is multiplied by its own multiplier
+    v_t, drawn i.i.d. with E[v] = 0 and E[v^2] = 1, so each synthetic error keeps the
+    scale of its own residual (heteroskedasticity is preserved).
+
+    ``distribution``: ``"rademacher"`` (default; v = +-1, each with probability 1/2),
+    ``"mammen"`` (two points, E[v^3] = 1 as well) or ``"gaussian"`` (standard normal).
+    The exact draws are in ``models.py``.
+    """
+
+    distribution: str = "rademacher"
+
+    def __post_init__(self):
+        _choice(self.distribution, "distribution", WILD_DISTRIBUTIONS, "wild distribution")
+
+
+@dataclass(frozen=True)
+class BlockWild:
+    """Block-wild innovations: as :class:`Wild`, but the residuals are cut into blocks of
+    ``block_length`` consecutive residuals that share one multiplier, so dependence left
+    in the residuals survives within a block. The block grid has a random phase drawn
+    per replicate (see ``models.py``), which makes the multiplier process stationary with
+    autocorrelation max(0, 1 - h / block_length) at lag h.
+
+    ``block_length`` is a positive int (at most the number of residuals, n - p) or
+    ``"auto"``: the Politis-White circular estimate of the residuals, resolved once on
+    the data.
+    """
+
+    distribution: str = "rademacher"
+    block_length: object = AUTO
+
+    def __post_init__(self):
+        _choice(self.distribution, "distribution", WILD_DISTRIBUTIONS, "wild distribution")
+        object.__setattr__(self, "block_length", _block_length(self.block_length, "block_length"))
+
+
+INNOVATIONS = (IID, Wild, BlockWild)
+
+
+def _innovation(value):
+    fix = "pass innovation=IID(), Wild('rademacher' | 'mammen' | 'gaussian') or BlockWild(distribution, block_length)"
+    if isinstance(value, INNOVATIONS):
+        return value
+    if isinstance(value, type) and issubclass(value, INNOVATIONS):
+        raise ParameterTypeError(ErrorCode.MODEL, "innovation", "got the class, not an instance",
+                                 f"instantiate it, e.g. {value.__name__}()")
+    raise ParameterTypeError(ErrorCode.MODEL, "innovation", f"expected an innovation spec, got {value!r}", fix)
+
+
+def _explosive(value):
+    return _choice(value, "explosive", EXPLOSIVE_POLICIES, "explosive policy")
+
+
+@dataclass(frozen=True)
+class ResidualBootstrap:
+    """Model-based (residual) bootstrap of an autoregression.
+
+    The ``model`` (an :class:`AR`) is fitted to the data; each replicate keeps the first
+    p observed values and runs the fitted recursion forward with synthetic errors drawn
+    by ``innovation``: :class:`IID` (centred residuals drawn uniformly with replacement),
+    :class:`Wild` or :class:`BlockWild`. A fit to the data that is explosive or has a
+    unit root is refused (InvalidDataError, code MODEL_FIT).
+
+    ``explosive`` governs refit statistics (``"ar_coef"``): ``"raise"`` (default) raises
+    when a replicate's refit is explosive or singular; ``"skip"`` drops such replicates
+    and records them on the result (``skipped``) with a SkippedReplicatesWarning. Other
+    statistics never refit and ignore it.
+    """
+
+    model: object
+    innovation: object = IID()
+    explosive: str = "raise"
+
+    def __post_init__(self):
+        if isinstance(self.model, type) and issubclass(self.model, AR):
+            raise ParameterTypeError(ErrorCode.MODEL, "model", "got the class, not an instance",
+                                     "instantiate it with an order, e.g. AR(1)")
+        if not isinstance(self.model, AR):
+            raise ParameterTypeError(ErrorCode.MODEL, "model", f"expected an AR model, got {self.model!r}",
+                                     "pass AR(p), e.g. ResidualBootstrap(AR(1), Wild())")
+        _innovation(self.innovation)
+        _explosive(self.explosive)
+
+
+@dataclass(frozen=True)
+class SieveAR:
+    """Sieve bootstrap: choose the AR order by an information criterion, then run the
+    residual bootstrap (:class:`ResidualBootstrap`) of the selected AR.
+
+    Orders 0 .. ``max_order`` are compared on a common sample; ``max_order`` None means
+    min(floor(10 log10 n), the largest order below n / 2). ``criterion`` is ``"aic"``
+    (default) or ``"bic"``. The selected order is recorded on the result
+    (``result.fit.order``). ``innovation`` and ``explosive`` are as in
+    :class:`ResidualBootstrap`.
+    """
+
+    max_order: object = None
+    criterion: str = "aic"
+    innovation: object = IID()
+    explosive: str = "raise"
+
+    def __post_init__(self):
+        if self.max_order is not None:
+            object.__setattr__(self, "max_order", check_order(self.max_order, "max_order"))
+        _choice(self.criterion, "criterion", SIEVE_CRITERIA, "criterion")
+        _innovation(self.innovation)
+        _explosive(self.explosive)
+
+
+MODEL_METHODS = (ResidualBootstrap, SieveAR)
+MODEL_PARTS = (AR, Wild, BlockWild)
+
+
+def is_model_method(method):
+    """Whether ``method`` rebuilds replicates from a fitted model instead of resampling."""
+    return isinstance(method, MODEL_METHODS)
+
 
 def check_method(method):
     """Return ``method`` if it is a method spec instance, else raise a typed error."""
-    if isinstance(method, METHODS):
+    if isinstance(method, METHODS + MODEL_METHODS):
         return method
-    if isinstance(method, type) and issubclass(method, METHODS):
-        fix = f"instantiate it, e.g. {method.__name__}()" if method is IID else \
-            f"instantiate it, e.g. {method.__name__}(10) or {method.__name__}('auto')"
+    part = method if isinstance(method, type) else type(method)
+    if issubclass(part, MODEL_PARTS):
+        raise ParameterTypeError(ErrorCode.METHOD, "method",
+                                 f"{part.__name__} is part of a model-based method, not a method",
+                                 f"wrap it in ResidualBootstrap or SieveAR, {_FIX_MODEL_METHOD}")
+    if isinstance(method, type) and issubclass(method, METHODS + MODEL_METHODS):
+        if method is IID:
+            fix = "instantiate it, e.g. IID()"
+        elif method in MODEL_METHODS:
+            fix = f"instantiate it, {_FIX_MODEL_METHOD}"
+        else:
+            fix = f"instantiate it, e.g. {method.__name__}(10) or {method.__name__}('auto')"
         raise ParameterTypeError(ErrorCode.METHOD, "method", "got the class, not an instance", fix)
     raise ParameterTypeError(ErrorCode.METHOD, "method", f"expected a method spec, got {method!r}",
                              "pass IID(), MovingBlock(b), CircularBlock(b), NonOverlappingBlock(b), "
-                             "StationaryBlock(b) or TaperedBlock(b)")
+                             "StationaryBlock(b), TaperedBlock(b), ResidualBootstrap(AR(p), innovation) or "
+                             "SieveAR()")
 
 
 STATISTIC_NAMES = ("mean", "var", "std", "median")
+REFIT_STATISTICS = ("ar_coef",)  # refit the model on each replicate: model-based methods only
+
+
+def coefficient_labels(order):
+    """Names of the p + 1 components of ``"ar_coef"``: intercept, then phi_1 .. phi_p."""
+    return ("intercept",) + tuple(f"phi_{k}" for k in range(1, order + 1))
 
 
 @dataclass(frozen=True)
@@ -165,8 +350,10 @@ class Statistic:
 
     ``kind`` is ``"mean"``, ``"var"`` (population variance, ddof=0), ``"std"``
     (its square root), ``"median"``, ``"quantile"`` (``levels`` holds one or more levels
-    in [0, 1], interpolated linearly like numpy's default) or ``"callable"``
-    (``function`` maps one resampled series to a number or a sequence of numbers).
+    in [0, 1], interpolated linearly like numpy's default), ``"ar_coef"`` (the AR model
+    refitted to each replicate: p + 1 components, intercept then phi_1 .. phi_p;
+    model-based methods only) or ``"callable"`` (``function`` maps one resampled series
+    to a number or a sequence of numbers).
     """
 
     kind: str
@@ -184,11 +371,11 @@ class Statistic:
 
 def check_statistic(statistic):
     """Parse the user's ``statistic`` argument into a :class:`Statistic`."""
-    fix = "pass 'mean', 'var', 'std', 'median', ('quantile', q) or a callable"
+    fix = "pass 'mean', 'var', 'std', 'median', ('quantile', q), a callable, or 'ar_coef' with a model-based method"
     if isinstance(statistic, Statistic):
         return statistic
     if isinstance(statistic, str):
-        if statistic in STATISTIC_NAMES:
+        if statistic in STATISTIC_NAMES + REFIT_STATISTICS:
             return Statistic(statistic)
         raise InvalidParameterError(ErrorCode.STATISTIC, "statistic", f"unknown statistic {statistic!r}", fix)
     if isinstance(statistic, tuple) and len(statistic) == 2 and statistic[0] == "quantile":
@@ -206,3 +393,14 @@ def check_statistic(statistic):
     if callable(statistic):
         return Statistic("callable", function=statistic)
     raise ParameterTypeError(ErrorCode.STATISTIC, "statistic", f"unsupported statistic {statistic!r}", fix)
+
+
+def check_statistic_for_method(statistic, method):
+    """Refuse a refit statistic (``"ar_coef"``) with a method that fits no model."""
+    if statistic.kind in REFIT_STATISTICS and not is_model_method(method):
+        raise InvalidParameterError(ErrorCode.STATISTIC, "statistic",
+                                    f"{statistic.kind!r} refits an AR model on every replicate and needs a "
+                                    f"model-based method, not {type(method).__name__}",
+                                    "pass method=ResidualBootstrap(AR(p), ...) or SieveAR(...), or a statistic "
+                                    "such as 'mean'")
+    return statistic

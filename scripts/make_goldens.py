@@ -1,7 +1,13 @@
-"""Write tests/goldens/stream_v<STREAM_VERSION>.json: the first draws of every method.
+"""Write the golden files of the current STREAM_VERSION that do not exist yet:
 
-Run only when STREAM_VERSION was bumped: an existing golden file is never overwritten,
-because it is the record of what that stream version produced.
+* tests/goldens/stream_v<STREAM_VERSION>.json: the first draws of every resampling method;
+* tests/goldens/models_v<STREAM_VERSION>.json: the first draws and rebuilt series of the
+  model-based methods (their purposes were added under version 2 without changing any
+  existing stream, so version 2 has both files).
+
+Run it when STREAM_VERSION was bumped, or when a file for the current version is
+missing: an existing golden file is never overwritten, because it is the record of what
+that stream version produced.
 
     .venv/bin/python scripts/make_goldens.py
 """
@@ -18,6 +24,9 @@ import reference  # noqa: E402
 from reference.draws import Purpose, WordStream  # noqa: E402
 from reference.indices import STREAM_VERSION, index_rows  # noqa: E402
 from reference.keys import replicate_key, root_key  # noqa: E402
+from reference.models import (ARITHMETIC, block_offset, multipliers, replicate_paths,  # noqa: E402
+                              residual_indices, resolve_model)
+from reference.data import as_series  # noqa: E402
 
 SEEDS = [0, 42, 2**100 + 3]
 N = 17
@@ -31,10 +40,29 @@ METHODS = {
     "StationaryBlock(2)": reference.StationaryBlock(2),
     "TaperedBlock(4)": reference.TaperedBlock(4),
 }
+INDEX_PURPOSES = (Purpose.BLOCK_START, Purpose.BLOCK_LENGTH)  # the purposes of the resampling methods
+MODEL_PURPOSES = (Purpose.RESIDUAL_INDEX, Purpose.WILD_MULTIPLIER, Purpose.BLOCK_WILD_OFFSET)
+# A fixed AR(1)-like series of 24 values (exact dyadic shocks); its fits are fsum and
+# IEEE arithmetic, so they and the rebuilt series are portable bit for bit.
+MODEL_DATA = [0.25]
+for _t in range(1, 24):
+    MODEL_DATA.append(0.5 * MODEL_DATA[-1] + ((_t * 7919) % 23 - 11) / 8.0)
+# Gaussian multipliers use libm (log, cos, sin), so they are pinned through their words
+# (WILD_MULTIPLIER) only; every method below is integer draws and IEEE arithmetic.
+MODEL_METHODS = {
+    "ResidualBootstrap(AR(1), IID())": reference.ResidualBootstrap(reference.AR(1), reference.IID()),
+    "ResidualBootstrap(AR(2), Wild('rademacher'))": reference.ResidualBootstrap(reference.AR(2), reference.Wild()),
+    "ResidualBootstrap(AR(1), Wild('mammen'))": reference.ResidualBootstrap(reference.AR(1), reference.Wild("mammen")),
+    "ResidualBootstrap(AR(1), BlockWild('rademacher', 3))":
+        reference.ResidualBootstrap(reference.AR(1), reference.BlockWild("rademacher", 3)),
+    "ResidualBootstrap(AR(2), BlockWild('mammen', 4))":
+        reference.ResidualBootstrap(reference.AR(2), reference.BlockWild("mammen", 4)),
+    "SieveAR(max_order=3, innovation=IID())": reference.SieveAR(max_order=3),
+}
 
 
 def golden():
-    """The golden record of the current stream version."""
+    """The golden record of the current stream version's resampling methods."""
     record = {"stream_version": STREAM_VERSION, "n": N, "seeds": {}}
     for seed in SEEDS:
         root = root_key(seed)
@@ -42,8 +70,27 @@ def golden():
         record["seeds"][str(seed)] = {
             "root_key": [hex(root[0]), hex(root[1])],
             "replicate_keys": [[hex(w) for w in replicate_key(root, b)] for b in range(3)],
-            "words": {purpose.name: [hex(w) for w in _words(key, purpose, 8)] for purpose in Purpose},
+            "words": {purpose.name: [hex(w) for w in _words(key, purpose, 8)] for purpose in INDEX_PURPOSES},
             "rows": {name: list(index_rows(method, N, seed, ROWS)) for name, method in METHODS.items()},
+        }
+    return record
+
+
+def model_golden():
+    """The golden record of the current stream version's model-based methods."""
+    series = as_series(MODEL_DATA)
+    models = {name: resolve_model(method, series, ARITHMETIC) for name, method in MODEL_METHODS.items()}
+    record = {"stream_version": STREAM_VERSION, "x": MODEL_DATA,
+              "fits": {name: list(model.fit.components) for name, model in models.items()}, "seeds": {}}
+    for seed in SEEDS:
+        root = root_key(seed)
+        keys = [replicate_key(root, b) for b in range(ROWS)]
+        record["seeds"][str(seed)] = {
+            "words": {purpose.name: [hex(w) for w in _words(keys[0], purpose, 8)] for purpose in MODEL_PURPOSES},
+            "residual_indices": [residual_indices(N, key) for key in keys],
+            "multipliers": {name: multipliers(name, 40, keys[0]) for name in ("rademacher", "mammen")},
+            "block_offsets": [block_offset(10, key) for key in keys],
+            "series": {name: list(replicate_paths(model, MODEL_DATA, seed, ROWS)) for name, model in models.items()},
         }
     return record
 
@@ -57,15 +104,25 @@ def golden_path():
     return ROOT / "tests" / "goldens" / f"stream_v{STREAM_VERSION}.json"
 
 
-def main():
-    path = golden_path()
-    if path.exists():
-        sys.exit(f"{path} exists; golden files are never overwritten. Bump STREAM_VERSION "
-                 "in reference/indices.py if the stream changed.")
+def model_golden_path():
+    return ROOT / "tests" / "goldens" / f"models_v{STREAM_VERSION}.json"
+
+
+def _write(path, record):
     temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(golden(), indent=1) + "\n")
+    temporary.write_text(json.dumps(record, indent=1) + "\n")
     os.replace(temporary, path)
     print(f"wrote {path}")
+
+
+def main():
+    missing = [(path, build) for path, build in [(golden_path(), golden), (model_golden_path(), model_golden)]
+               if not path.exists()]
+    if not missing:
+        sys.exit(f"{golden_path()} and {model_golden_path()} exist; golden files are never overwritten. Bump "
+                 "STREAM_VERSION in reference/indices.py if the stream changed.")
+    for path, build in missing:
+        _write(path, build())
 
 
 if __name__ == "__main__":

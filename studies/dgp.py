@@ -7,10 +7,11 @@ streams are bootmark's own.
 Each process is a frozen dataclass with
 
 * ``sample(n, seed)``: a float64 array of n observations;
-* ``truth(n)``: a :class:`Truth` for the study's statistic (the sample mean for every
-  process here, the OLS AR(1) slope for :class:`HeteroskedasticAR1`), by closed form
+* ``truth(n, statistic)``: a :class:`Truth` for a study's statistic, ``"mean"`` (the
+  sample mean) or ``"ar1_slope"`` (the OLS slope of x_t on (1, x_{t-1})), by closed form
   where one exists; :class:`HeteroskedasticAR1` has none and gets its truth from a
-  cached Monte Carlo receipt (``studies/truth.py``).
+  cached Monte Carlo receipt (``studies/truth.py``). A statistic a process has no truth
+  for raises a typed error.
 
 Stationary processes start from zero and drop ``burn_in`` values; the closed-form
 standard errors are the large-n ones, sqrt(long-run variance / n).
@@ -102,6 +103,39 @@ def ar1_mean_standard_error(n, phi, innovation_sd=1.0):
     return sigma / math.sqrt(n) * math.sqrt((1.0 + phi) / (1.0 - phi))
 
 
+def _only_mean(statistic, process):
+    if statistic != "mean":
+        raise InvalidParameterError(ErrorCode.STATISTIC, "statistic", f"{process} has no truth for {statistic!r}",
+                                    "use statistic = 'mean'" + (" or 'ar1_slope'" if process in ("ar1", "ar3") else ""))
+
+
+BARTLETT_LAGS = 2000  # terms of Bartlett's sum; the AR autocorrelations decay geometrically
+
+
+def autocorrelations(phi, lags=BARTLETT_LAGS):
+    """rho_0..rho_lags of a stationary AR(p): Yule-Walker for rho_1..rho_p, then the recursion."""
+    p = len(phi)
+    system, right = np.eye(p), np.zeros(p)
+    for k in range(1, p + 1):
+        for j in range(1, p + 1):
+            if k == j:
+                right[k - 1] += phi[j - 1]
+            else:
+                system[k - 1, abs(k - j) - 1] -= phi[j - 1]
+    rho = [1.0, *np.linalg.solve(system, right)]
+    for k in range(p + 1, lags + 2):
+        rho.append(sum(phi[j] * rho[k - 1 - j] for j in range(p)))
+    return np.asarray(rho)
+
+
+def _slope_truth(rho, n):
+    """Truth of the OLS AR(1) slope: its limit rho_1 and Bartlett's large-n SE of the lag-1
+    autocorrelation, sqrt(sum_k (rho_{k+1} + rho_{k-1} - 2 rho_1 rho_k)**2 / n)."""
+    terms = [(rho[k + 1] + rho[k - 1] - 2.0 * rho[1] * rho[k]) ** 2 for k in range(1, len(rho) - 1)]
+    return Truth(float(rho[1]), math.sqrt(math.fsum(terms) / n),
+                 "closed form: rho_1 by Yule-Walker; SE by Bartlett's formula for the lag-1 autocorrelation")
+
+
 @dataclass(frozen=True)
 class AR1:
     """AR(1) x_t = phi x_{t-1} + e_t, e_t ~ N(0, innovation_sd**2); statistic: the mean (true value 0)."""
@@ -109,6 +143,7 @@ class AR1:
     phi: float
     innovation_sd: float = 1.0
     burn_in: int = 500
+    statistics = ("mean", "ar1_slope")  # those truth() knows
 
     def __post_init__(self):
         if not (isinstance(self.phi, (int, float)) and -1.0 < self.phi < 1.0):
@@ -119,7 +154,10 @@ class AR1:
     def sample(self, n, seed):
         return ar1(n, self.phi, innovation_sd=self.innovation_sd, burn_in=self.burn_in, seed=seed)
 
-    def truth(self, n):
+    def truth(self, n, statistic="mean"):
+        if statistic == "ar1_slope":
+            return _slope_truth(autocorrelations((self.phi,)), _length(n))
+        _only_mean(statistic, "ar1")
         return Truth(0.0, ar1_mean_standard_error(n, self.phi, self.innovation_sd),
                      "closed form: mean 0; SE (sigma/sqrt(n)) sqrt((1+phi)/(1-phi)), sigma the process sd")
 
@@ -133,6 +171,7 @@ class AR3:
     phi3: float
     innovation_sd: float = 1.0
     burn_in: int = 500
+    statistics = ("mean", "ar1_slope")
 
     def __post_init__(self):
         _check_stationary_ar((self.phi1, self.phi2, self.phi3), "phi1, phi2, phi3")
@@ -141,7 +180,10 @@ class AR3:
     def sample(self, n, seed):
         return _arma_path(n, (self.phi1, self.phi2, self.phi3), (), self.innovation_sd, self.burn_in, seed)
 
-    def truth(self, n):
+    def truth(self, n, statistic="mean"):
+        if statistic == "ar1_slope":
+            return _slope_truth(autocorrelations((self.phi1, self.phi2, self.phi3)), _length(n))
+        _only_mean(statistic, "ar3")
         long_run_sd = self.innovation_sd / abs(1.0 - self.phi1 - self.phi2 - self.phi3)
         return Truth(0.0, long_run_sd / math.sqrt(_length(n)),
                      "closed form: mean 0; SE sqrt(LRV/n), LRV = sd**2 / (1 - phi1 - phi2 - phi3)**2")
@@ -155,6 +197,7 @@ class ARMA11:
     theta: float
     innovation_sd: float = 1.0
     burn_in: int = 500
+    statistics = ("mean",)
 
     def __post_init__(self):
         _check_stationary_ar((self.phi,), "phi")
@@ -163,7 +206,8 @@ class ARMA11:
     def sample(self, n, seed):
         return _arma_path(n, (self.phi,), (self.theta,), self.innovation_sd, self.burn_in, seed)
 
-    def truth(self, n):
+    def truth(self, n, statistic="mean"):
+        _only_mean(statistic, "arma11")
         long_run_sd = self.innovation_sd * abs(1.0 + self.theta) / (1.0 - self.phi)
         return Truth(0.0, long_run_sd / math.sqrt(_length(n)),
                      "closed form: mean 0; SE sqrt(LRV/n), LRV = sd**2 (1 + theta)**2 / (1 - phi)**2")
@@ -182,6 +226,7 @@ class HeteroskedasticAR1:
     phi: float = 0.5
     first_sd: float = 1.0
     second_sd: float = 3.0
+    statistics = ("ar1_slope",)
 
     def __post_init__(self):
         _check_stationary_ar((self.phi,), "phi")
@@ -206,7 +251,10 @@ class HeteroskedasticAR1:
     def sample(self, n, seed):
         return self.sample_many(n, 1, np.random.default_rng(seed))[0]
 
-    def truth(self, n):
+    def truth(self, n, statistic="ar1_slope"):
+        if statistic != "ar1_slope":
+            raise InvalidParameterError(ErrorCode.STATISTIC, "statistic", f"heteroskedastic_ar1 has no truth for "
+                                        f"{statistic!r}", "use statistic = 'ar1_slope'")
         from .truth import heteroskedastic_slope_truth
         return heteroskedastic_slope_truth(self, n)
 

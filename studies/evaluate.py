@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .dgp import ols_ar1_slope
+
 SEED_WORDS = 4
 
 
@@ -38,10 +40,38 @@ class Outcome:
     intervals: tuple  # ((kind, lower, upper), ...) in the protocol's kind order
 
 
+def _engine_replicates(spec, x, protocol, seed):
+    """The engine's ReduceResult and (replicates, point) of the protocol's statistic.
+
+    The AR(1) slope of a ResidualBootstrap of an AR(1) is refitted inside the fused
+    kernel (``"ar_coef"``, column 1); for any other method it is computed on each
+    resampled path by ``studies.dgp.ols_ar1_slope``.
+    """
+    import engine
+    method = spec.method()
+    if protocol.statistic == "mean":
+        result = engine.bootstrap_reduce(x, method, "mean", protocol.n_bootstraps, seed)
+        return result, result.statistics, float(result.point)
+    if spec.engine == "ResidualBootstrap" and dict(spec.settings).get("order", 1) == 1:
+        result = engine.bootstrap_reduce(x, method, "ar_coef", protocol.n_bootstraps, seed)
+        return result, result.component(1), float(result.point_components[1])
+    result = engine.bootstrap_reduce(x, method, ols_ar1_slope, protocol.n_bootstraps, seed)
+    return result, result.statistics, float(result.point)
+
+
+def _block_length(method):
+    """The resolved (mean) block length of a method or of its block-wild innovation; 1 if none."""
+    for owner in (method, getattr(method, "innovation", None)):
+        length = getattr(owner, "block_length", None)
+        if isinstance(length, (int, float)):
+            return float(length)
+    return 1.0
+
+
 def _engine_outcome(spec, x, protocol, seed):
     import engine
     from engine.intervals import bootstrap_standard_error, interval
-    result = engine.bootstrap_reduce(x, spec.method(), protocol.statistic, protocol.n_bootstraps, seed)
+    result, replicates, point = _engine_replicates(spec, x, protocol, seed)
     bounds = []
     for kind in spec.kinds:
         if kind == "calibrated":
@@ -49,10 +79,8 @@ def _engine_outcome(spec, x, protocol, seed):
                                     protocol.n_bootstraps, seed, inner_bootstraps=protocol.inner_bootstraps)
             bounds.append((kind, float(found.lower), float(found.upper)))
         else:
-            bounds.append((kind, *interval(kind, result.statistics, result.point, protocol.alpha)))
-    length = getattr(result.method, "block_length", 1)
-    return Outcome(float(result.point), float(bootstrap_standard_error(result.statistics)), float(length),
-                   tuple(bounds))
+            bounds.append((kind, *interval(kind, replicates, point, protocol.alpha)))
+    return Outcome(point, float(bootstrap_standard_error(replicates)), _block_length(result.method), tuple(bounds))
 
 
 def _peer_outcome(spec, x, protocol, seed):

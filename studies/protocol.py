@@ -11,10 +11,19 @@ Criteria (``[[criteria]]``, field ``test``):
 
 * ``within``: coverage within ``k`` Monte Carlo SE (sqrt(p (1 - p) / trials), p the
   observed coverage) of ``target``, at every n of the study (or at ``n`` if given);
-* ``at_least``: observed coverage >= ``target`` (at every n, or at ``n``);
+* ``at_least`` / ``at_most``: observed coverage >= / <= ``target`` (at every n, or at
+  ``n``);
+* ``exceeds``: coverage exceeds that of resampler ``other`` (same kind) by more than
+  ``k`` SE of the difference (the two SEs combined as if independent; the series are
+  shared, so this is conservative when the two coverages are positively correlated);
 * ``increases_with_n``: coverage at the largest n exceeds coverage at the smallest by
   more than ``k`` SE of the difference, and no step between neighbouring n falls by
-  more than ``k`` SE of that step.
+  more than ``k`` SE of that step;
+* ``se_ratio_within``: the mean over series of bootstrap SE / true SE within ``k``
+  combined MC SE of ``target`` (ours, plus the published figure's estimated from our
+  spread and its ``published_series``);
+* ``se_below``: the resampler's bootstrap SE is below ``other``'s in at least a
+  fraction ``target`` of the series.
 """
 
 import hashlib
@@ -32,10 +41,15 @@ else:  # pragma: no cover - Python 3.10
 from .dgp import make_process
 
 PROTOCOL_DIRECTORY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "protocols")
-ENGINE_METHODS = ("IID", "MovingBlock", "CircularBlock", "StationaryBlock", "NonOverlappingBlock")
+MODEL_METHODS = ("ResidualBootstrap", "SieveAR")
+ENGINE_METHODS = ("IID", "MovingBlock", "CircularBlock", "StationaryBlock", "NonOverlappingBlock") + MODEL_METHODS
 ENGINE_KINDS = ("percentile", "basic", "normal", "calibrated")
-CRITERION_TESTS = ("within", "at_least", "increases_with_n")
-STATISTICS = ("mean",)
+MODEL_KINDS = ("percentile", "basic", "normal")  # no calibrated interval for model-based methods
+ENGINE_SETTINGS = ("block_length", "order", "max_order", "criterion", "innovation", "distribution")
+CRITERION_TESTS = ("within", "at_least", "at_most", "exceeds", "increases_with_n", "se_ratio_within", "se_below")
+SE_TESTS = ("se_ratio_within", "se_below")
+# "mean": the sample mean; "ar1_slope": the OLS slope of x_t on (1, x_{t-1}).
+STATISTICS = ("mean", "ar1_slope")
 REGISTERED_PROFILE = "registered"
 _FILE_NAME = re.compile(r"^(?P<id>[A-Za-z0-9][A-Za-z0-9_-]*)-v(?P<version>\d+)\.toml$")
 
@@ -46,19 +60,43 @@ class ProtocolError(ValueError):
 
 @dataclass(frozen=True)
 class ResamplerSpec:
-    """One resampler of a study: an engine method spec or a peer adapter, and its kinds."""
+    """One resampler of a study: an engine method spec or a peer adapter, and its kinds.
+
+    ``engine`` names an engine spec; ``settings`` holds its fields as (key, value)
+    pairs: ``block_length`` for block methods; ``order`` (ResidualBootstrap),
+    ``max_order`` and ``criterion`` (SieveAR), and ``innovation`` ("IID", "Wild" or
+    "BlockWild") with ``distribution`` and ``block_length`` for model-based methods.
+    """
 
     name: str
     kinds: tuple
     engine: str = None
-    block_length: object = None
+    settings: tuple = ()
     peer: str = None
 
     def method(self):
         """The engine's method spec (engine resamplers only)."""
         import engine
-        spec = getattr(engine, self.engine)
-        return spec() if self.engine == "IID" else spec(self.block_length)
+        settings = dict(self.settings)
+        if self.engine == "IID":
+            return engine.IID()
+        if self.engine in MODEL_METHODS:
+            innovation = _innovation_spec(engine, settings)
+            if self.engine == "ResidualBootstrap":
+                return engine.ResidualBootstrap(engine.AR(settings.get("order", 1)), innovation)
+            return engine.SieveAR(settings.get("max_order"), settings.get("criterion", "aic"), innovation)
+        return getattr(engine, self.engine)(settings.get("block_length", "auto"))
+
+
+def _innovation_spec(engine, settings):
+    kind = settings.get("innovation", "IID")
+    if kind == "IID":
+        return engine.IID()
+    if kind == "Wild":
+        return engine.Wild(settings.get("distribution", "rademacher"))
+    if kind == "BlockWild":
+        return engine.BlockWild(settings.get("distribution", "rademacher"), settings.get("block_length", "auto"))
+    raise ValueError(f"unknown innovation {kind!r}; use IID, Wild or BlockWild")
 
 
 @dataclass(frozen=True)
@@ -73,15 +111,25 @@ class Criterion:
     target: float = None
     k: float = 3.0
     n: int = None
+    other: str = None  # se_below: the resampler whose SE is compared
+    published_series: int = None  # se_ratio_within: series behind the target, for its MC error
 
     @property
     def statement(self):
         where = f" at n={self.n}" if self.n is not None else ""
+        if self.test == "se_ratio_within":
+            return f"mean SE ratio({self.resampler}){where} within {self.k:g} combined MC SE of {self.target:.3f}"
+        if self.test == "se_below":
+            return f"SE({self.resampler}) < SE({self.other}){where} in >= {self.target:.1%} of series"
         subject = f"coverage({self.resampler}, {self.kind}){where}"
         if self.test == "within":
             return f"{subject} within {self.k:g} mc_se of {self.target:.3f}"
         if self.test == "at_least":
             return f"{subject} >= {self.target:.3f}"
+        if self.test == "at_most":
+            return f"{subject} <= {self.target:.3f}"
+        if self.test == "exceeds":
+            return f"{subject} > coverage({self.other}, {self.kind}) by > {self.k:g} SE"
         return f"{subject} increases with n (by > {self.k:g} SE from smallest to largest n)"
 
 
@@ -95,6 +143,7 @@ class PublishedFigure:
     value: float
     source: str
     series: int = None  # how many series the published figure used, when stated
+    measure: str = "coverage"  # or "se_ratio": the mean of bootstrap SE / true SE
 
 
 @dataclass(frozen=True)
@@ -180,17 +229,18 @@ def _resampler(table, where):
         if engine_name not in ENGINE_METHODS:
             raise ProtocolError(f"{where} ({name}): unknown engine method {engine_name!r}; "
                                 f"use one of {', '.join(ENGINE_METHODS)}")
-        bad = [kind for kind in kinds if kind not in ENGINE_KINDS]
-        block_length = table.get("block_length", None if engine_name == "IID" else "auto")
+        allowed = MODEL_KINDS if engine_name in MODEL_METHODS else ENGINE_KINDS
+        bad = [kind for kind in kinds if kind not in allowed]
+        settings = tuple((key, table[key]) for key in ENGINE_SETTINGS if key in table)
     else:
         from .peers import PEER_RESAMPLERS
         if peer not in PEER_RESAMPLERS:
             raise ProtocolError(f"{where} ({name}): unknown peer {peer!r}; use one of {', '.join(PEER_RESAMPLERS)}")
         bad = [kind for kind in kinds if kind not in PEER_RESAMPLERS[peer].kinds]
-        block_length = None
+        settings = ()
     if not kinds or bad:
         raise ProtocolError(f"{where} ({name}): unsupported or missing interval kinds {bad or kinds}")
-    spec = ResamplerSpec(name, kinds, engine_name, block_length, peer)
+    spec = ResamplerSpec(name, kinds, engine_name, settings, peer)
     if engine_name is not None:
         try:
             spec.method()
@@ -203,14 +253,21 @@ def _criterion(table, where, resamplers, ns):
     test = _field(table, "test", str, where)
     if test not in CRITERION_TESTS:
         raise ProtocolError(f"{where}: unknown test {test!r}; use one of {', '.join(CRITERION_TESTS)}")
+    se_test = test in SE_TESTS
     criterion = Criterion(
         id=_field(table, "id", str, where), test=test, resampler=_field(table, "resampler", str, where),
-        kind=_field(table, "kind", str, where), rationale=_field(table, "rationale", str, where),
-        target=_field(table, "target", float, where, required=test != "increases_with_n"),
-        k=_field(table, "k", float, where, 3.0, required=False), n=_field(table, "n", int, where, required=False))
-    if criterion.resampler not in resamplers or criterion.kind not in resamplers[criterion.resampler].kinds:
+        kind=_field(table, "kind", str, where, "se", required=not se_test),
+        rationale=_field(table, "rationale", str, where),
+        target=_field(table, "target", float, where, required=test not in ("increases_with_n", "exceeds")),
+        k=_field(table, "k", float, where, 3.0, required=False), n=_field(table, "n", int, where, required=False),
+        other=_field(table, "other", str, where, required=test in ("se_below", "exceeds")),
+        published_series=_field(table, "published_series", int, where, required=False))
+    known = resamplers.get(criterion.resampler)
+    if known is None or not se_test and criterion.kind not in known.kinds:
         raise ProtocolError(f"{where} ({criterion.id}): no resampler {criterion.resampler!r} with kind "
                             f"{criterion.kind!r} in this protocol")
+    if criterion.other is not None and criterion.other not in resamplers:
+        raise ProtocolError(f"{where} ({criterion.id}): no resampler {criterion.other!r} in this protocol")
     if criterion.n is not None and criterion.n not in ns:
         raise ProtocolError(f"{where} ({criterion.id}): n={criterion.n} is not one of the study's n {ns}")
     if test == "increases_with_n" and len(ns) < 2:
@@ -275,7 +332,10 @@ def parse(text, file_name):
         published=tuple(PublishedFigure(**item) for item in table.get("published", [])),
         profiles=MappingProxyType(profiles), file_name=file_name, text=text,
         sha256=hashlib.sha256(text.encode()).hexdigest())
-    protocol.process()  # the process's own checks, before any run
+    process = protocol.process()  # the process's own checks, before any run
+    if statistic not in process.statistics:
+        raise ProtocolError(f"{where}: process {protocol.dgp_name!r} has no truth for statistic {statistic!r}; "
+                            f"it has one for {', '.join(process.statistics)}")
     return protocol
 
 

@@ -223,7 +223,7 @@ class _Progress:
         from tqdm import tqdm
         self.bar = tqdm(total=total, initial=initial, unit="series", disable=not show, dynamic_ncols=True,
                         desc=f"{protocol.id} {profile.name}")
-        self.truth = {n: protocol.process().truth(n).value for n in profile.n}
+        self.truth = {n: protocol.process().truth(n, protocol.statistic).value for n in profile.n}
         self.tally = {}
 
     def add(self, chunk, advance=True):
@@ -306,15 +306,15 @@ def results_of(protocol, profile, done):
     process = protocol.process()
     cells = []
     for n in profile.n:
-        truth = process.truth(n)
+        truth = process.truth(n, protocol.statistic)
         cells.append({"n": n, "truth": {"value": truth.value, "standard_error": truth.standard_error,
                                         "source": truth.source, "monte_carlo_error": truth.monte_carlo_error},
                       "resamplers": merge_cell(protocol, [chunk for (cell_n, _), chunk in done.items()
                                                           if cell_n == n], profile.resamplers)})
     coverage, errors = summary.summarise(cells)
     return {"cells": cells, "coverage": coverage, "standard_errors": errors,
-            "criteria": [summary.judge(criterion, coverage) for criterion in protocol.criteria],
-            "published": [summary.compare_published(figure, coverage) for figure in protocol.published]}
+            "criteria": [summary.judge(criterion, coverage, cells) for criterion in protocol.criteria],
+            "published": [summary.compare_published(figure, coverage, cells) for figure in protocol.published]}
 
 
 def results_hash(results):

@@ -1,5 +1,9 @@
 """Coverage summaries, criterion verdicts and published-figure comparisons of a study's outcomes.
 
+Criteria on the bootstrap SE read the per-series outcomes: ``se_ratio_within`` (mean
+of bootstrap SE / true SE within k combined MC SE of a target) and ``se_below`` (the
+resampler's SE below ``other``'s in at least a fraction ``target`` of the series).
+
 Coverage is hits / trials, a hit being lower <= truth <= upper. Its Monte Carlo SE is
 sqrt(p (1 - p) / trials) with p the observed coverage; the 95% interval is Wilson's
 score interval. Widths are upper - lower in data units; "SE ratio" is the mean over
@@ -11,6 +15,7 @@ import statistics
 from statistics import NormalDist
 
 WILSON_Z = NormalDist().inv_cdf(0.975)
+SE_TESTS = ("se_ratio_within", "se_below")
 
 
 def wilson_interval(hits, trials, z=WILSON_Z):
@@ -53,8 +58,65 @@ def _rows_of(coverage, resampler, kind):
                   key=lambda row: row["n"])
 
 
-def judge(criterion, coverage):
-    """The verdict of one criterion: {"id", "statement", "passed", "detail", "rationale"}."""
+def _series_ratios(cells, resampler, n=None):
+    """Per-series bootstrap SE / true SE of one resampler, cell by cell: {n: [ratios]}."""
+    return {cell["n"]: [se / cell["truth"]["standard_error"]
+                        for se in cell["resamplers"][resampler]["standard_error"]]
+            for cell in cells if resampler in cell["resamplers"] and (n is None or cell["n"] == n)}
+
+
+def _mean_and_mc_se(values):
+    mean = math.fsum(values) / len(values)
+    spread = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1)) if len(values) > 1 else 0.0
+    return mean, spread, spread / math.sqrt(len(values))
+
+
+def _judge_se_ratio(criterion, cells):
+    details, passed = [], True
+    for n, ratios in _series_ratios(cells, criterion.resampler, criterion.n).items():
+        mean, spread, mc_se = _mean_and_mc_se(ratios)
+        # The published figure has its own MC error; with its series count known, ours
+        # stands in for its spread.
+        combined = math.sqrt(mc_se ** 2 + (spread ** 2 / criterion.published_series
+                                          if criterion.published_series else 0.0))
+        ok = abs(mean - criterion.target) <= criterion.k * combined
+        passed &= ok
+        details.append(f"n={n}: mean SE ratio {mean:.4f} vs {criterion.target:.3f}, "
+                       f"{(mean - criterion.target) / combined if combined else math.inf:+.2f} combined MC SE")
+    return passed, details
+
+
+def _judge_se_below(criterion, cells):
+    details, passed = [], True
+    for cell in cells:
+        if criterion.n is not None and cell["n"] != criterion.n:
+            continue
+        mine = cell["resamplers"][criterion.resampler]["standard_error"]
+        other = cell["resamplers"][criterion.other]["standard_error"]
+        below = sum(1 for a, b in zip(mine, other) if a < b)
+        ok = below >= criterion.target * len(mine)
+        passed &= ok
+        details.append(f"n={cell['n']}: below in {below} of {len(mine)} series "
+                       f"({below / len(mine):.4f} vs >= {criterion.target:.3f})")
+    return passed, details
+
+
+def judge(criterion, coverage, cells=()):
+    """The verdict of one criterion: {"id", "statement", "passed", "detail", "rationale", "judged"}.
+
+    Coverage criteria read the coverage rows; SE criteria read the per-series SEs of ``cells``.
+    """
+    if criterion.test in SE_TESTS:
+        ran = [cell for cell in cells if criterion.resampler in cell["resamplers"]
+               and (criterion.other is None or criterion.other in cell["resamplers"])
+               and (criterion.n is None or cell["n"] == criterion.n)]
+        if not ran:
+            return {"id": criterion.id, "statement": criterion.statement, "passed": False,
+                    "detail": "not run in this profile", "rationale": criterion.rationale, "judged": False}
+        passed, details = (_judge_se_ratio if criterion.test == "se_ratio_within" else _judge_se_below)(criterion,
+                                                                                                         ran)
+        return {"id": criterion.id, "statement": criterion.statement, "passed": bool(passed),
+                "detail": "; ".join(details), "rationale": criterion.rationale, "judged": True}
     rows = _rows_of(coverage, criterion.resampler, criterion.kind)
     if criterion.n is not None:
         rows = [row for row in rows if row["n"] == criterion.n]
@@ -69,12 +131,25 @@ def judge(criterion, coverage):
             passed &= ok
             details.append(f"n={row['n']}: {row['coverage']:.4f} vs {criterion.target:.3f}, "
                            f"{gap / row['mc_se'] if row['mc_se'] else math.inf:+.2f} mc_se")
-    elif criterion.test == "at_least":
+    elif criterion.test in ("at_least", "at_most"):
+        sign = ">=" if criterion.test == "at_least" else "<="
         for row in rows:
-            ok = row["coverage"] >= criterion.target
+            ok = row["coverage"] >= criterion.target if sign == ">=" else row["coverage"] <= criterion.target
             passed &= ok
             details.append(f"n={row['n']}: {row['coverage']:.4f} "
-                           f"(Wilson {row['wilson_low']:.4f}-{row['wilson_high']:.4f}) vs >= {criterion.target:.3f}")
+                           f"(Wilson {row['wilson_low']:.4f}-{row['wilson_high']:.4f}) vs {sign} {criterion.target:.3f}")
+    elif criterion.test == "exceeds":
+        others = {row["n"]: row for row in _rows_of(coverage, criterion.other, criterion.kind)}
+        for row in rows:
+            other = others.get(row["n"])
+            if other is None:
+                passed = False
+                details.append(f"n={row['n']}: {criterion.other} not run")
+                continue
+            spread = math.sqrt(row["mc_se"] ** 2 + other["mc_se"] ** 2)
+            z = (row["coverage"] - other["coverage"]) / spread if spread else math.inf
+            passed &= z > criterion.k
+            details.append(f"n={row['n']}: {row['coverage']:.4f} vs {other['coverage']:.4f}, {z:+.2f} SE")
     else:
         def step_z(a, b):
             spread = math.sqrt(a["mc_se"] ** 2 + b["mc_se"] ** 2)
@@ -89,15 +164,25 @@ def judge(criterion, coverage):
             "rationale": criterion.rationale, "judged": True}
 
 
-def compare_published(figure, coverage):
-    """Our coverage beside a published figure, with a z-score.
+def compare_published(figure, coverage, cells=()):
+    """Our figure beside a published one, with a z-score.
 
-    The z-score's SE combines our Monte Carlo SE with the published figure's when its
-    series count is known (sqrt(v (1 - v) / series)); otherwise ours alone.
+    Coverage: the z-score's SE combines our Monte Carlo SE with the published figure's
+    when its series count is known (sqrt(v (1 - v) / series)); otherwise ours alone.
+    Mean SE ratio (``measure="se_ratio"``): our MC SE combined with our spread over the
+    published series count.
     """
-    rows = [row for row in _rows_of(coverage, figure.resampler, figure.kind) if row["n"] == figure.n]
     entry = {"resampler": figure.resampler, "kind": figure.kind, "n": figure.n, "published": figure.value,
              "source": figure.source, "published_series": figure.series}
+    if figure.measure == "se_ratio":
+        entry["measure"] = "se_ratio"
+        ratios = _series_ratios(cells, figure.resampler, figure.n).get(figure.n)
+        if not ratios:
+            return {**entry, "ours": None, "z": None}
+        mean, spread, mc_se = _mean_and_mc_se(ratios)
+        variance = mc_se ** 2 + (spread ** 2 / figure.series if figure.series else 0.0)
+        return {**entry, "ours": mean, "z": (mean - figure.value) / math.sqrt(variance) if variance else None}
+    rows = [row for row in _rows_of(coverage, figure.resampler, figure.kind) if row["n"] == figure.n]
     if not rows:
         return {**entry, "ours": None, "z": None}
     row = rows[0]
@@ -108,11 +193,12 @@ def compare_published(figure, coverage):
 
 def render_table(results, nominal):
     """A plain-text coverage table with criterion verdicts and published figures."""
-    lines = [f"{'n':>5}  {'resampler':<30}{'kind':<12}{'coverage':>9}  {'Wilson 95%':>15}{'mc_se':>8}"
-             f"{'mean width':>11}{'SE ratio':>9}",]
+    width = max([30] + [len(row["resampler"]) + 2 for row in results["coverage"]])
+    lines = [f"{'n':>5}  {'resampler':<{width}}{'kind':<12}{'coverage':>9}  {'Wilson 95%':>15}{'mc_se':>8}"
+             f"{'mean width':>11}{'SE ratio':>9}"]
     ratios = {(row["n"], row["resampler"]): row["mean_se_ratio"] for row in results["standard_errors"]}
     for row in results["coverage"]:
-        lines.append(f"{row['n']:>5}  {row['resampler']:<30}{row['kind']:<12}{row['coverage']:>9.3f}  "
+        lines.append(f"{row['n']:>5}  {row['resampler']:<{width}}{row['kind']:<12}{row['coverage']:>9.3f}  "
                      f"{row['wilson_low']:>7.3f}-{row['wilson_high']:<7.3f}{row['mc_se']:>8.3f}"
                      f"{row['mean_width']:>11.4f}{ratios[(row['n'], row['resampler'])]:>9.3f}")
     lines.append(f"(nominal coverage {nominal:.2f}; SE ratio = mean bootstrap SE / true SE)")
@@ -125,6 +211,7 @@ def render_table(results, nominal):
         lines += ["", "published figures:"]
         for entry in results["published"]:
             ours = "not run" if entry["ours"] is None else f"ours {entry['ours']:.3f}, z = {entry['z']:+.2f}"
-            lines.append(f"  {entry['resampler']} {entry['kind']} n={entry['n']}: published "
+            what = "mean SE ratio" if entry.get("measure") == "se_ratio" else entry["kind"]
+            lines.append(f"  {entry['resampler']} {what} n={entry['n']}: published "
                          f"{entry['published']:.3f} ({entry['source']}); {ours}")
     return "\n".join(lines)

@@ -292,8 +292,92 @@ def _review_cases():
     ]
 
 
+EXPLOSIVE = [1.1 ** t for t in range(20)]  # x_t = 1.1 x_{t-1} exactly: the OLS fit has phi = 1.1
+TREND = [float(t) for t in range(20)]  # x_t = 1 + x_{t-1} exactly: a unit root, phi = 1
+# A short AR(1) path (phi = 0.95, data seed 24) whose fit is stationary (phi = 0.937) while
+# 5 of the first 20 replicate refits (seed 1) are explosive, the first one replicate 3.
+NEAR_UNIT_ROOT = [0.0, -0.45, -2.29, -0.71, 2.58, 2.96, 4.21, 5.41, 6.06, 6.67, 7.61, 6.96]
+
+
+def _ar(twin, order=1, innovation=None, **options):
+    return twin.ResidualBootstrap(twin.AR(order), twin.IID() if innovation is None else innovation, **options)
+
+
+def _model_cases():
+    """Model-based methods: malformed specs, orders at or above n / 2, model parts passed
+    as the method, explosive, unit-root and singular fits, and statistics, intervals and
+    index rows that a model-based method does not have."""
+    return [
+        pytest.param(lambda t: t.AR(-1), InvalidParameterError, ErrorCode.MODEL_ORDER, "order", id="AR-negative-order"),
+        pytest.param(lambda t: t.AR(1.0), ParameterTypeError, ErrorCode.MODEL_ORDER, "order", id="AR-float-order"),
+        pytest.param(lambda t: t.AR("2"), ParameterTypeError, ErrorCode.MODEL_ORDER, "order", id="AR-string-order"),
+        pytest.param(lambda t: _reduce(t, X, _ar(t, N // 2)), InvalidParameterError, ErrorCode.MODEL_ORDER,
+                     "order", id="AR-order-at-half-n"),
+        pytest.param(lambda t: t.bootstrap(X, _ar(t, N - 1), n_bootstraps=B, seed=1), InvalidParameterError,
+                     ErrorCode.MODEL_ORDER, "order", id="AR-order-above-half-n-bootstrap"),
+        pytest.param(lambda t: _reduce(t, X, t.SieveAR(max_order=N // 2)), InvalidParameterError,
+                     ErrorCode.MODEL_ORDER, "max_order", id="sieve-max-order-at-half-n"),
+        pytest.param(lambda t: t.SieveAR(max_order=-2), InvalidParameterError, ErrorCode.MODEL_ORDER, "max_order",
+                     id="sieve-negative-max-order"),
+        pytest.param(lambda t: _reduce(t, X, t.Wild()), ParameterTypeError, ErrorCode.METHOD, "method",
+                     id="Wild-as-method"),
+        pytest.param(lambda t: t.bootstrap(X, t.BlockWild("rademacher", 3), n_bootstraps=B, seed=1),
+                     ParameterTypeError, ErrorCode.METHOD, "method", id="BlockWild-as-method"),
+        pytest.param(lambda t: t.conf_int(X, "mean", t.BlockWild, n_bootstraps=B, seed=1), ParameterTypeError,
+                     ErrorCode.METHOD, "method", id="BlockWild-class-as-method-conf_int"),
+        pytest.param(lambda t: _reduce(t, X, t.AR(1)), ParameterTypeError, ErrorCode.METHOD, "method",
+                     id="AR-as-method"),
+        pytest.param(lambda t: _reduce(t, X, t.ResidualBootstrap), ParameterTypeError, ErrorCode.METHOD, "method",
+                     id="ResidualBootstrap-class-not-instance"),
+        pytest.param(lambda t: t.Wild("normal"), InvalidParameterError, ErrorCode.MODEL, "distribution",
+                     id="Wild-unknown-distribution"),
+        pytest.param(lambda t: t.Wild(1), ParameterTypeError, ErrorCode.MODEL, "distribution",
+                     id="Wild-distribution-not-a-string"),
+        pytest.param(lambda t: t.BlockWild("uniform", 3), InvalidParameterError, ErrorCode.MODEL, "distribution",
+                     id="BlockWild-unknown-distribution"),
+        pytest.param(lambda t: t.BlockWild("rademacher", 0), InvalidParameterError, ErrorCode.BLOCK_LENGTH,
+                     "block_length", id="BlockWild-zero-length"),
+        pytest.param(lambda t: _reduce(t, X, _ar(t, 1, t.BlockWild("mammen", N))), InvalidParameterError,
+                     ErrorCode.BLOCK_LENGTH, "block_length", id="BlockWild-longer-than-the-residuals"),
+        pytest.param(lambda t: t.ResidualBootstrap(1), ParameterTypeError, ErrorCode.MODEL, "model",
+                     id="ResidualBootstrap-model-not-AR"),
+        pytest.param(lambda t: t.ResidualBootstrap(t.AR), ParameterTypeError, ErrorCode.MODEL, "model",
+                     id="ResidualBootstrap-AR-class"),
+        pytest.param(lambda t: t.ResidualBootstrap(t.AR(1), t.MovingBlock(3)), ParameterTypeError, ErrorCode.MODEL,
+                     "innovation", id="innovation-a-block-method"),
+        pytest.param(lambda t: t.SieveAR(innovation=t.Wild), ParameterTypeError, ErrorCode.MODEL, "innovation",
+                     id="innovation-class-not-instance"),
+        pytest.param(lambda t: t.SieveAR(criterion="hqic"), InvalidParameterError, ErrorCode.MODEL, "criterion",
+                     id="sieve-unknown-criterion"),
+        pytest.param(lambda t: _ar(t, 1, explosive="ignore"), InvalidParameterError, ErrorCode.MODEL, "explosive",
+                     id="unknown-explosive-policy"),
+        pytest.param(lambda t: _reduce(t, EXPLOSIVE, _ar(t, 1)), InvalidDataError, ErrorCode.MODEL_FIT, "x",
+                     id="explosive-fit"),
+        pytest.param(lambda t: t.bootstrap(TREND, _ar(t, 1, t.Wild()), n_bootstraps=B, seed=1), InvalidDataError,
+                     ErrorCode.MODEL_FIT, "x", id="unit-root-fit"),
+        pytest.param(lambda t: t.bootstrap(TREND, _ar(t, 2, t.Wild()), n_bootstraps=B, seed=1), InvalidDataError,
+                     ErrorCode.MODEL_FIT, "x", id="singular-fit-collinear-lags-of-a-trend"),
+        pytest.param(lambda t: t.conf_int(TREND, "ar_coef", t.SieveAR(max_order=1), n_bootstraps=B, seed=1),
+                     InvalidDataError, ErrorCode.MODEL_FIT, "x", id="unit-root-sieve-fit"),
+        pytest.param(lambda t: _reduce(t, [3.0] * 20, _ar(t, 1)), InvalidDataError, ErrorCode.MODEL_FIT, "x",
+                     id="singular-fit-of-a-constant-series"),
+        pytest.param(lambda t: _reduce(t, NEAR_UNIT_ROOT, _ar(t, 1), "ar_coef"), InvalidDataError,
+                     ErrorCode.MODEL_FIT, "explosive", id="explosive-replicate-refit"),
+        pytest.param(lambda t: _reduce(t, X2, _ar(t, 1)), InvalidDataError, ErrorCode.DATA_SHAPE, "x",
+                     id="model-on-several-columns"),
+        pytest.param(lambda t: _reduce(t, X, t.MovingBlock(3), "ar_coef"), InvalidParameterError,
+                     ErrorCode.STATISTIC, "statistic", id="ar_coef-with-a-block-method"),
+        pytest.param(lambda t: t.conf_int(X, "ar_coef", t.IID(), n_bootstraps=B, seed=1), InvalidParameterError,
+                     ErrorCode.STATISTIC, "statistic", id="ar_coef-with-iid-conf_int"),
+        pytest.param(lambda t: t.bootstrap(X, _ar(t, 1, t.Wild()), n_bootstraps=B, seed=1).indices(),
+                     InvalidParameterError, ErrorCode.METHOD, "method", id="indices-of-a-model-based-method"),
+        pytest.param(lambda t: t.conf_int(X, "mean", _ar(t, 1), kind="calibrated", n_bootstraps=B, seed=1),
+                     InvalidParameterError, ErrorCode.INTERVAL_KIND, "kind", id="calibrated-with-a-model-based-method"),
+    ]
+
+
 BAD_INPUT_CASES = (_data_cases() + _block_length_cases() + _method_cases() + _count_and_seed_cases()
-                   + _statistic_and_interval_cases() + _review_cases())
+                   + _statistic_and_interval_cases() + _review_cases() + _model_cases())
 
 # ErrorCode.DATA_TOO_LONG (n >= 2**31 observations, which would overflow int32 positions) is
 # the one code no case triggers: it needs a 2**31-element input (16 GiB of float64 before

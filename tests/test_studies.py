@@ -163,3 +163,60 @@ def test_protocol_hash_is_the_file_bytes():
     parsed = protocol.load(CI_PROTOCOL)
     with open(CI_PROTOCOL, "rb") as stream:
         assert parsed.sha256 == hashlib.sha256(stream.read()).hexdigest()
+
+
+def test_more_criteria_verdicts():
+    most = protocol.Criterion("m", "at_most", "r", "percentile", "why", target=0.80)
+    assert summary.judge(most, _rows((200, 0.79)))["passed"] and not summary.judge(most, _rows((200, 0.81)))["passed"]
+    exceeds = protocol.Criterion("e", "exceeds", "r", "percentile", "why", k=3.0, other="s")
+    mine, theirs = _rows((300, 0.80)), [dict(row, resampler="s") for row in _rows((300, 0.70))]
+    assert summary.judge(exceeds, mine + theirs)["passed"]  # 0.10 apart is about 7 SE at 2,000 series
+    close = [dict(row, resampler="s") for row in _rows((300, 0.79))]
+    assert not summary.judge(exceeds, mine + close)["passed"]
+
+
+def _cells(se_mine, se_other, truth_se=1.0):
+    return [{"n": 600, "truth": {"value": 0.5, "standard_error": truth_se},
+             "resamplers": {"a": {"standard_error": se_mine}, "b": {"standard_error": se_other}}}]
+
+
+def test_standard_error_criteria():
+    ratio = protocol.Criterion("r", "se_ratio_within", "a", "se", "why", target=0.78, published_series=500)
+    steady = [0.77, 0.79] * 250
+    assert summary.judge(ratio, [], _cells(steady, steady))["passed"]
+    assert not summary.judge(ratio, [], _cells([v + 0.05 for v in steady], steady))["passed"]
+    below = protocol.Criterion("b", "se_below", "a", "se", "why", target=0.99, other="b")
+    assert summary.judge(below, [], _cells([1.0] * 100, [2.0] * 100))["passed"]
+    assert not summary.judge(below, [], _cells([1.0] * 98 + [3.0] * 2, [2.0] * 100))["passed"]  # 98 of 100
+
+
+def test_model_based_resamplers_parse_to_engine_specs():
+    import engine
+    text = _text().replace('''[[resamplers]]
+name = "engine.StationaryBlock(5)"''', '''[[resamplers]]
+name = "engine.Sieve"
+engine = "SieveAR"
+criterion = "bic"
+innovation = "BlockWild"
+distribution = "mammen"
+block_length = 4
+kinds = ["percentile"]
+
+[[resamplers]]
+name = "engine.StationaryBlock(5)"''')
+    parsed = protocol.parse(text, "CI-v1.toml")
+    assert parsed.resampler("engine.Sieve").method() == engine.SieveAR(None, "bic", engine.BlockWild("mammen", 4))
+    broken = text.replace('innovation = "BlockWild"', 'innovation = "Blockwild"')
+    with pytest.raises(protocol.ProtocolError, match="unknown innovation"):
+        protocol.parse(broken, "CI-v1.toml")
+    calibrated = text.replace('block_length = 4\nkinds = ["percentile"]', 'block_length = 4\nkinds = ["calibrated"]')
+    with pytest.raises(protocol.ProtocolError, match="unsupported"):
+        protocol.parse(calibrated, "CI-v1.toml")
+
+
+def test_slope_truth_is_bartlett():
+    # For an AR(1), Bartlett's variance of r_1 is (1 - phi**2) / n (a textbook closed form).
+    truth = dgp.AR1(0.5).truth(300, "ar1_slope")
+    assert truth.value == pytest.approx(0.5) and truth.standard_error == pytest.approx(math.sqrt(0.75 / 300))
+    with pytest.raises(ValueError, match="statistic"):
+        dgp.ARMA11(0.5, 0.2).truth(300, "ar1_slope")

@@ -1,0 +1,60 @@
+"""The golden file of the model-based methods' streams (tests/goldens/models_v<N>.json).
+
+Their purposes (RESIDUAL_INDEX, WILD_MULTIPLIER, BLOCK_WILD_OFFSET) were added under
+STREAM_VERSION 2 without shifting any existing stream, so version 2 has two golden files;
+scripts/make_goldens.py writes both and never overwrites either. The file pins the fits
+(fsum and IEEE arithmetic: portable), the raw words of the new purposes, residual indices,
+Rademacher and Mammen multipliers, block phases and rebuilt series. Gaussian multipliers
+use libm and are pinned only through their words.
+"""
+
+import json
+import pathlib
+import sys
+
+import numpy as np
+
+import engine
+from reference.indices import STREAM_VERSION
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import make_goldens  # noqa: E402
+
+
+def _stored():
+    return json.loads(make_goldens.model_golden_path().read_text())
+
+
+def test_a_model_golden_file_exists_for_the_current_stream_version():
+    assert make_goldens.model_golden_path().exists(), "bump STREAM_VERSION only together with new golden files"
+
+
+def test_current_model_streams_reproduce_the_model_golden_file():
+    stored = _stored()
+    assert stored["stream_version"] == STREAM_VERSION
+    assert make_goldens.model_golden() == stored
+
+
+def test_engine_reproduces_the_model_golden_series_bitwise():
+    stored = _stored()
+    for seed, record in stored["seeds"].items():
+        for name, series in record["series"].items():
+            result = engine.bootstrap(np.array(stored["x"]), make_goldens.MODEL_METHODS[name], len(series),
+                                      seed=int(seed))
+            assert list(result.fit.components) == stored["fits"][name]
+            assert result.values().tolist() == series, name
+
+
+def test_model_golden_file_covers_every_innovation_and_purpose():
+    for seed_record in _stored()["seeds"].values():
+        names = set(seed_record["series"])
+        for part in ("IID()", "SieveAR", "Wild('rademacher')", "Wild('mammen')", "BlockWild"):
+            assert any(part in name for name in names), part
+        assert set(seed_record["words"]) == {"RESIDUAL_INDEX", "WILD_MULTIPLIER", "BLOCK_WILD_OFFSET"}
+
+
+def test_index_golden_file_still_pins_only_the_resampling_purposes():
+    stored = json.loads(make_goldens.golden_path().read_text())
+    assert all(set(record["words"]) == {"BLOCK_START", "BLOCK_LENGTH"} for record in stored["seeds"].values())
+    assert make_goldens.golden() == stored  # adding purposes shifted nothing
