@@ -51,10 +51,12 @@ def draw_chart(body, path):
                       [row["wilson_high"] - row["coverage"] for row in line]]
             axes.errorbar(xs, ys, yerr=errors, marker="o", capsize=3, label=f"{resampler} {kind}")
         axes.set_xscale("log")
+        axes.set_xticks(body["profile"]["n"], [str(n) for n in body["profile"]["n"]])
+        axes.minorticks_off()
         axes.set_xlabel("series length n")
         axes.set_ylabel("delivered coverage")
         axes.axhline(nominal, color="black", linestyle="--", linewidth=1, label=f"nominal {nominal:.2f}")
-        axes.legend(fontsize=7, loc="lower right")
+        axes.legend(fontsize=7, loc="center right")
     else:
         labels = [f"{row['resampler']} {row['kind']}" for row in rows]
         positions = list(range(len(rows)))[::-1]
