@@ -22,7 +22,7 @@ import tempfile
 from importlib import resources
 
 SCHEMA_VERSION = 1
-KINDS = ("bench", "memory", "study", "truth")
+KINDS = ("bench", "memory", "study", "truth", "process")
 # Study receipts hold thousands of per-series floats: one line each would triple their size.
 COMPACT_KINDS = ("study",)
 

@@ -47,7 +47,8 @@ def _list():
     for found in protocol.registered():
         path = report.newest_study_receipt(found.id, found.version)
         receipt = os.path.basename(path) if path else "no receipt yet"
-        profiles = ", ".join(f"{p.name} ({p.series} series)" for p in found.profiles.values())
+        profiles = ", ".join(f"{p.name} ({p.series} series)" for p in found.profiles.values() if p) \
+            or f"registered ({found.replicates} replicates)"
         print(f"{found.id}-v{found.version}  {found.title}\n    profiles: {profiles}\n    newest: {receipt}")
     return OK
 
@@ -59,11 +60,14 @@ def _run(args):
     from . import report, runner, summary
     try:
         found = protocols.find(args.study)
-        found.profile(args.profile)
+        if found.kind == "coverage":
+            found.profile(args.profile)
     except protocols.ProtocolError as error:
         print(f"bootmark study run: {error}", file=sys.stderr)
         return USAGE
     started = provenance.collect()
+    if found.kind != "coverage":
+        return _run_process(found, started, args)
     try:
         body = runner.run_study(found, args.profile, workers=args.workers, scheduler=args.scheduler,
                                 run_directory=args.run_dir, resume=args.resume, show_progress=not args.no_progress)
@@ -81,6 +85,27 @@ def _run(args):
         print(f"receipt: {path}")
     judged = [verdict for verdict in body["results"]["criteria"] if verdict["judged"]]
     return OK if all(verdict["passed"] for verdict in judged) else CRITERION_FAILED
+
+
+def _run_process(found, started, args):
+    """A process study (S3): one pass over the replicates in this process; a ``process`` receipt."""
+    from bootmark import provenance, receipts
+
+    from . import multipliers, report
+    if args.profile != REGISTERED_PROFILE or args.workers != 1 or args.scheduler or args.resume:
+        print(f"bootmark study run: {found.id} is a process study: it runs whole, in this process, in about a "
+              "minute (no --profile, --workers, --scheduler or --resume)", file=sys.stderr)
+        return USAGE
+    body = multipliers.run(found, show_progress=not args.no_progress)
+    started["finished_utc"] = provenance.utc_now()
+    print(multipliers.render_table(body["results"]))
+    if args.no_write:
+        print("(receipt not written: --no-write)")
+    else:
+        path = receipts.write_receipt(receipts.seal("process", started, body), args.output_dir or report.STUDY_DIRECTORY,
+                                      tag=f"{found.id}-v{found.version}")
+        print(f"receipt: {path}")
+    return OK if all(verdict["passed"] for verdict in body["results"]["criteria"]) else CRITERION_FAILED
 
 
 def _verify(args):
@@ -106,6 +131,11 @@ def _show(args):
         print(f"bootmark study show: {error}", file=sys.stderr)
         return USAGE
     study = body["study"]
+    if study.get("kind") == "multiplier_autocorrelation":
+        from .multipliers import render_table
+        print(f"{study['id']} v{study['version']}: {study['title']} ({body['design']['replicates']} replicates)")
+        print(render_table(body["results"]))
+        return OK
     print(f"{study['id']} v{study['version']}: {study['title']} (profile {body['profile']['name']}, "
           f"{body['profile']['series']} series per n)")
     print(summary.render_table(body["results"], 1.0 - body["design"]["alpha"]))

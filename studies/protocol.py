@@ -183,6 +183,7 @@ class Protocol:
     file_name: str
     text: str
     sha256: str
+    kind: str = "coverage"
 
     def process(self):
         return make_process(self.dgp_name, dict(self.dgp_parameters))
@@ -287,6 +288,12 @@ def parse(text, file_name):
     match = _FILE_NAME.match(file_name)
     if not match or match["id"] != study_id or int(match["version"]) != version:
         raise ProtocolError(f"{where}: the file must be named {study_id}-v{version}.toml (its id and version)")
+    if table.get("kind", "coverage") != "coverage":
+        from . import multipliers
+        if table["kind"] != multipliers.KIND:
+            raise ProtocolError(f"{where}: unknown study kind {table['kind']!r}; use 'coverage' or "
+                                f"{multipliers.KIND!r}")
+        return multipliers.parse(table, text, file_name, _field, _positive, ProtocolError)
     dgp = _field(table, "dgp", dict, where)
     design = _field(table, "design", dict, where)
     ns = design.get("n")

@@ -21,11 +21,13 @@ END = "<!-- coverage:end -->"
 
 
 def newest_study_receipt(study_id, version, directory=STUDY_DIRECTORY, profile="registered"):
-    """Path of the newest receipt of (study, version, profile), or None."""
+    """Path of the newest receipt of (study, version, profile), or None; a process study
+    (kind ``process``) has one profile."""
     def wanted(receipt):
         body = receipt["body"]
-        return (body["study"]["id"], body["study"]["version"], body["profile"]["name"]) == (study_id, version, profile)
-    return receipts.newest_receipt(directory, "study", wanted)
+        return (body["study"]["id"], body["study"]["version"],
+                body["profile"]["name"] if "profile" in body else profile) == (study_id, version, profile)
+    return receipts.newest_receipt(directory, "study", wanted) or receipts.newest_receipt(directory, "process", wanted)
 
 
 def chart_path(body, directory=CHART_DIRECTORY):
@@ -113,6 +115,54 @@ def render_study(body, receipt_path, chart_link=None):
     return "\n".join(lines)
 
 
+def draw_process_chart(body, path):
+    """The multiplier autocorrelation with MC error bars, the triangular law and the published figures."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows, size = body["results"]["lags"], body["design"]["block_length"]
+    figure, axes = plt.subplots(figsize=(7, 3.6))
+    horizon = max(row["lag"] for row in rows) + 2
+    axes.plot([0, size, horizon], [1.0, 0.0, 0.0], color="black", linestyle="--", linewidth=1,
+              label=f"max(0, 1 - h/{size})")
+    axes.errorbar([row["lag"] for row in rows], [row["estimate"] for row in rows],
+                  yerr=[3 * row["mc_se"] for row in rows], fmt="o", capsize=3, label="bootmark (3 MC SE)")
+    published = [(row["lag"], row["published"]) for row in rows if row["published"] is not None]
+    if published:
+        axes.plot(*zip(*published), "x", color="tab:red", label="published")
+    axes.set_xlabel("lag h")
+    axes.set_ylabel("autocorrelation")
+    axes.set_title(f"{body['study']['id']} v{body['study']['version']}: {body['study']['title']} "
+                   f"({body['design']['replicates']:,} replicates)", fontsize=9)
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize=7)
+    figure.tight_layout()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    figure.savefig(path, dpi=110, metadata={"Software": None})
+    plt.close(figure)
+    return path
+
+
+def render_process(body, receipt_path, chart_link=None):
+    """Markdown for one process-study receipt (S3)."""
+    study, design = body["study"], body["design"]
+    lines = [f"#### {study['id']} v{study['version']}: {study['title']}", "",
+             f"{design['distribution'].title()} multipliers, L = {design['block_length']}, {design['replicates']:,} "
+             f"replicates of {design['length']} residuals; receipt `{receipt_path and os.path.basename(receipt_path)}`"
+             + (f"; [chart]({chart_link})" if chart_link else "") + ".", "",
+             "| lag | autocorrelation | MC SE | law max(0, 1 - h/L) | z (law) | published | z (published) |",
+             "|---:|---:|---:|---:|---:|---:|---:|"]
+    for row in body["results"]["lags"]:
+        published = ("", "") if row["published"] is None else (f"{row['published']:.3f}", f"{row['z_published']:+.1f}")
+        lines.append(f"| {row['lag']} | {row['estimate']:.4f} | {row['mc_se']:.4f} | {row['law']:.3f} | "
+                     f"{row['z_law']:+.1f} | {published[0]} | {published[1]} |")
+    lines += ["", "Registered criteria:", ""]
+    for verdict in body["results"]["criteria"]:
+        lines.append(f"- **{'PASS' if verdict['passed'] else 'FAIL'}** `{verdict['statement']}`: {verdict['detail']}")
+    return "\n".join(lines)
+
+
 def render_section(directory=STUDY_DIRECTORY, chart_directory=CHART_DIRECTORY, draw=True):
     """(markdown, receipt paths) for every registered study that has a receipt."""
     parts, paths = [], []
@@ -122,10 +172,12 @@ def render_section(directory=STUDY_DIRECTORY, chart_directory=CHART_DIRECTORY, d
             continue
         body = receipts.load_receipt(path)["body"]
         chart = chart_path(body, chart_directory)
+        process = "profile" not in body
         if draw:
-            draw_chart(body, chart)
+            (draw_process_chart if process else draw_chart)(body, chart)
         link = os.path.relpath(chart, provenance.PROJECT_ROOT)
-        parts.append(render_study(body, os.path.relpath(path, provenance.PROJECT_ROOT), link))
+        parts.append((render_process if process else render_study)(body, os.path.relpath(path, provenance.PROJECT_ROOT),
+                                                                   link))
         paths.append(path)
     if not parts:
         raise FileNotFoundError(f"no study receipt in {directory}; run `bootmark study run S1` first")

@@ -18,7 +18,8 @@ def test_readme_coverage_section_is_what_the_receipts_render(rendered):
         text = stream.read()
     assert report.current_section(text) == section, \
         "README.md's coverage section is stale: run `bootmark study render --readme`"
-    assert {"S1", "S1-kinds", "S1-length"} <= {report.receipts.load_receipt(p)["body"]["study"]["id"] for p in paths}
+    assert {"S1", "S1-kinds", "S1-length", "S2", "S3", "S4"} <= {report.receipts.load_receipt(p)["body"]["study"]["id"]
+                                                               for p in paths}
 
 
 def test_negative_control_a_typed_coverage_is_caught(rendered):

@@ -151,7 +151,8 @@ def test_verify_catches_an_edited_summary(in_process_body, tmp_path):
 
 def test_committed_receipts_match_their_registered_protocols():
     # Protocol immutability: a protocol with a committed receipt is never edited.
-    paths = sorted(glob.glob(os.path.join(report.STUDY_DIRECTORY, "study-*.json")))
+    paths = sorted(glob.glob(os.path.join(report.STUDY_DIRECTORY, "study-*.json"))
+                   + glob.glob(os.path.join(report.STUDY_DIRECTORY, "process-*.json")))
     assert paths, "no committed study receipt"
     by_file = {p.file_name: p for p in protocol.registered()}
     for path in paths:
