@@ -12,20 +12,51 @@ from . import bench, memory, provenance, receipts
 BEGIN = "<!-- scoreboard:begin (rendered by `bootmark scoreboard --readme`; do not edit) -->"
 END = "<!-- scoreboard:end -->"
 README = os.path.join(provenance.PROJECT_ROOT, "README.md")
+MODEL_SPEED_BAR = 10.0  # issue 6: the fused refit must beat tsbootstrap's residual workflow by 10x
 
 
 def newest_full_receipt(directory=bench.RECEIPT_DIRECTORY):
     return receipts.newest_receipt(directory, "bench", lambda receipt: receipt["body"]["profile"] == "full")
 
 
+def _has_model_cells(receipt):
+    return any(cell["method"] in bench.MODEL_METHODS for cell in receipt["body"]["cells"])
+
+
 def newest_receipts(bench_directory=bench.RECEIPT_DIRECTORY, memory_directory=memory.RECEIPT_DIRECTORY):
-    """(newest full bench receipt, newest memory receipt); FileNotFoundError if either is missing."""
+    """(newest full bench receipt, newest memory receipt, newest bench receipt with
+    model-based cells or None); FileNotFoundError if either of the first two is missing."""
     speed = newest_full_receipt(bench_directory)
     peak = receipts.newest_receipt(memory_directory, "memory")
     if speed is None or peak is None:
         raise FileNotFoundError("README's scoreboard needs a full bench receipt and a memory receipt; run "
                                 "`bootmark bench` and `bootmark memory` and commit their receipts")
-    return speed, peak
+    return speed, peak, receipts.newest_receipt(bench_directory, "bench", _has_model_cells)
+
+
+def _model_part(path):
+    """The model-based cells (fused ar_coef refit vs tsbootstrap's residual workflow) and the 10x bar."""
+    receipt = receipts.load_receipt(path)
+    cells = [cell for cell in receipt["body"]["cells"] if cell["method"] in bench.MODEL_METHODS]
+    shown = dict(receipt, body=dict(receipt["body"], cells=cells))
+    verdicts = []
+    for cell in cells:
+        ratio = cell["ratios"].get("tsbootstrap")
+        if ratio is None:
+            verdicts.append(f"- n = {cell['n']}, B = {cell['n_bootstraps']}: tsbootstrap not timed")
+            continue
+        met = "meets" if ratio["ci_low"] >= MODEL_SPEED_BAR else "MISSES"
+        verdicts.append(f"- n = {cell['n']}, B = {cell['n_bootstraps']}: {ratio['median']:.1f}x "
+                        f"({ratio['ci_low']:.1f}-{ratio['ci_high']:.1f}); {met} the {MODEL_SPEED_BAR:g}x bar")
+    provenance = receipt["provenance"]
+    return (f"### Model-based resampling: fused refit against tsbootstrap\n\nFrom `receipts/bench/"
+            f"{os.path.basename(path)}` ({provenance['started_utc']}, commit {_short_sha(provenance)}"
+            f"{' (dirty)' if provenance['source']['dirty'] else ''}): ResidualBootstrap(AR(1), Wild()) on an AR(1) "
+            f"path, the slope of every replicate. The engine's fused `ar_coef` refit against tsbootstrap "
+            f"{provenance['versions'].get('tsbootstrap')}'s `bootstrap(...)` plus a vectorised OLS slope per path "
+            f"(and the engine's own materialize-then-refit). The bar: the fused path at least "
+            f"{MODEL_SPEED_BAR:g}x faster than tsbootstrap's in every cell, judged on the interval's lower end."
+            f"\n\n{bench.render_table(shown)}\n\n" + "\n".join(verdicts))
 
 
 def _short_sha(provenance):
@@ -41,9 +72,10 @@ def _memory_part(path):
             f"bootstrap (block length {body['block_length']}).\n\n{memory.render_table(receipt)}")
 
 
-def render_section(path, memory_path):
+def render_section(path, memory_path, model_path=None):
     """The marked section: the speed table of the bench receipt at ``path`` (hardware and
-    versions first), then the memory table of the receipt at ``memory_path``."""
+    versions first), the memory table of the receipt at ``memory_path``, then the
+    model-based cells of ``model_path`` if given."""
     receipt = receipts.load_receipt(path)
     provenance = receipt["provenance"]
     versions = provenance["versions"]
@@ -57,7 +89,11 @@ def render_section(path, memory_path):
               f"Medians of {receipt['body']['samples']} interleaved rounds after {receipt['body']['warmups']} "
               "warm-ups; a ratio is the other path's time over the engine path's (> 1: the engine is faster), with "
               "a 95% moving-block bootstrap interval. LOSS marks an interval wholly below 1.")
-    return f"{BEGIN}\n{header}{skipped}\n\n{bench.render_table(receipt)}\n\n{_memory_part(memory_path)}\n{END}"
+    full = dict(receipt, body=dict(receipt["body"], cells=[cell for cell in receipt["body"]["cells"]
+                                                            if cell["method"] not in bench.MODEL_METHODS]))
+    model = f"\n\n{_model_part(model_path)}" if model_path else ""
+    return (f"{BEGIN}\n{header}{skipped}\n\n{bench.render_table(full)}\n\n{_memory_part(memory_path)}{model}\n"
+            f"{END}")
 
 
 def replace_section(text, section):
