@@ -54,10 +54,10 @@ def _list():
 
 
 def _run(args):
-    from bootmark import provenance, receipts
+    from bootmark import provenance
 
     from . import protocol as protocols
-    from . import report, runner, summary
+    from . import runner, summary
     try:
         found = protocols.find(args.study)
         if found.kind == "coverage":
@@ -77,11 +77,19 @@ def _run(args):
         return STOPPED
     started["finished_utc"] = provenance.utc_now()
     print(summary.render_table(body["results"], 1.0 - found.alpha))
+    return _record(args, "study", started, body, f"{found.id}-v{found.version}-{args.profile}")
+
+
+def _record(args, kind, started, body, tag):
+    """Write the receipt (unless --no-write); the exit code from the criteria judged."""
+    from bootmark import receipts
+
+    from . import report
     if args.no_write:
         print("(receipt not written: --no-write)")
     else:
-        path = receipts.write_receipt(receipts.seal("study", started, body), args.output_dir or report.STUDY_DIRECTORY,
-                                      tag=f"{found.id}-v{found.version}-{args.profile}")
+        path = receipts.write_receipt(receipts.seal(kind, started, body), args.output_dir or report.STUDY_DIRECTORY,
+                                      tag=tag)
         print(f"receipt: {path}")
     judged = [verdict for verdict in body["results"]["criteria"] if verdict["judged"]]
     return OK if all(verdict["passed"] for verdict in judged) else CRITERION_FAILED
@@ -89,23 +97,17 @@ def _run(args):
 
 def _run_process(found, started, args):
     """A process study (S3): one pass over the replicates in this process; a ``process`` receipt."""
-    from bootmark import provenance, receipts
+    from bootmark import provenance
 
-    from . import multipliers, report
+    from . import multipliers
     if args.profile != REGISTERED_PROFILE or args.workers != 1 or args.scheduler or args.resume:
-        print(f"bootmark study run: {found.id} is a process study: it runs whole, in this process, in about a "
-              "minute (no --profile, --workers, --scheduler or --resume)", file=sys.stderr)
+        print(f"bootmark study run: {found.id} is a process study: it runs whole, in this process, in seconds "
+              "(no --profile, --workers, --scheduler or --resume)", file=sys.stderr)
         return USAGE
     body = multipliers.run(found, show_progress=not args.no_progress)
     started["finished_utc"] = provenance.utc_now()
     print(multipliers.render_table(body["results"]))
-    if args.no_write:
-        print("(receipt not written: --no-write)")
-    else:
-        path = receipts.write_receipt(receipts.seal("process", started, body), args.output_dir or report.STUDY_DIRECTORY,
-                                      tag=f"{found.id}-v{found.version}")
-        print(f"receipt: {path}")
-    return OK if all(verdict["passed"] for verdict in body["results"]["criteria"]) else CRITERION_FAILED
+    return _record(args, "process", started, body, f"{found.id}-v{found.version}")
 
 
 def _verify(args):

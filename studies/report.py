@@ -75,9 +75,14 @@ def draw_chart(body, path):
         axes.set_yticks(positions, labels, fontsize=8)
         axes.axvline(nominal, color="black", linestyle="--", linewidth=1)
         axes.set_xlabel(f"delivered coverage (nominal {nominal:.2f}, dashed); bars: Wilson 95%")
-    trials = rows[0]["trials"]
-    axes.set_title(f"{body['study']['id']} v{body['study']['version']}: {body['study']['title']} "
-                   f"({trials:,} series per cell)", fontsize=9)
+    return _save(figure, axes, body, f"{rows[0]['trials']:,} series per cell", path)
+
+
+def _save(figure, axes, body, size, path):
+    """Title, grid and a PNG without a timestamp, so a re-render of the same receipt is identical."""
+    import matplotlib.pyplot as plt
+    axes.set_title(f"{body['study']['id']} v{body['study']['version']}: {body['study']['title']} ({size})",
+                   fontsize=9)
     axes.grid(alpha=0.3)
     figure.tight_layout()
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -133,15 +138,8 @@ def draw_process_chart(body, path):
         axes.plot(*zip(*published), "x", color="tab:red", label="published")
     axes.set_xlabel("lag h")
     axes.set_ylabel("autocorrelation")
-    axes.set_title(f"{body['study']['id']} v{body['study']['version']}: {body['study']['title']} "
-                   f"({body['design']['replicates']:,} replicates)", fontsize=9)
-    axes.grid(alpha=0.3)
     axes.legend(fontsize=7)
-    figure.tight_layout()
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    figure.savefig(path, dpi=110, metadata={"Software": None})
-    plt.close(figure)
-    return path
+    return _save(figure, axes, body, f"{body['design']['replicates']:,} replicates", path)
 
 
 def render_process(body, receipt_path, chart_link=None):
