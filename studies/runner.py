@@ -40,6 +40,7 @@ RUN_ROOT = os.path.join(provenance.PROJECT_ROOT, "runs")
 # midway. It changes when chunks finish, never what they hold.
 CHUNK_DELAY_VARIABLE = "BOOTMARK_STUDY_CHUNK_DELAY"
 TRIPWIRE_SERIES = 20
+DASK_CONNECT_SECONDS = 20
 MANIFEST = "manifest.json"
 
 
@@ -121,7 +122,12 @@ def _dask(work, protocol, profile_name, address):
         from distributed import Client, as_completed as dask_completed
     except ImportError:
         raise StudyError("--scheduler needs dask.distributed: pip install 'bootmark[cluster]'") from None
-    with Client(address, set_as_default=False) as client:
+    try:
+        client = Client(address, set_as_default=False, timeout=DASK_CONNECT_SECONDS)
+    except (OSError, TimeoutError) as error:
+        raise StudyError(f"cannot reach the dask scheduler at {address!r} within {DASK_CONNECT_SECONDS} s "
+                         f"({error}); check the address (e.g. tcp://host:8786) and that the scheduler runs") from None
+    with client:
         futures = {client.submit(run_chunk, protocol.text, protocol.file_name, profile_name, *unit, pure=False): unit
                    for unit in work}
         try:

@@ -170,3 +170,11 @@ def test_immutability_check_notices_an_edit(tmp_path, in_process_body):
     found = verify(_seal(in_process_body, tmp_path), sample=1, sample_seed=0,
                    protocol_directory=str(tmp_path / "protocols"))
     assert not found.passed and "edited after this receipt" in found.render()
+
+
+def test_an_unreachable_scheduler_is_a_clear_error(ci_protocol, tmp_path, monkeypatch):
+    pytest.importorskip("distributed")
+    monkeypatch.setattr(runner, "DASK_CONNECT_SECONDS", 2)
+    with pytest.raises(runner.StudyError, match="cannot reach the dask scheduler"):
+        runner.run_study(ci_protocol, "tiny", scheduler="tcp://127.0.0.1:9", run_directory=str(tmp_path / "d"),
+                         show_progress=False)
