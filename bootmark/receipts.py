@@ -165,19 +165,27 @@ def load_receipt(path):
     return receipt
 
 
+def scan(directory, kinds):
+    """[(order key, path, receipt)] of every receipt of ``kinds`` in ``directory``, each
+    loaded and checked once; the newest has the largest key (start time, then write
+    order, then name). A broken receipt is refused by name, never skipped quietly."""
+    found = []
+    if not os.path.isdir(directory):
+        return found
+    for name in sorted(os.listdir(directory)):
+        if name.endswith(".json") and any(name.startswith(f"{kind}-") for kind in kinds):
+            path = os.path.join(directory, name)
+            receipt = load_receipt(path)
+            if receipt["kind"] in kinds:
+                found.append(((receipt["provenance"]["started_utc"], _write_order(name), name), path, receipt))
+    return found
+
+
 def newest_receipt(directory, kind, predicate=lambda receipt: True):
     """Path of the newest valid receipt of ``kind`` in ``directory`` that satisfies
     ``predicate`` (by start time, then name), or None."""
-    found = []
-    if not os.path.isdir(directory):
-        return None
-    for name in os.listdir(directory):
-        if name.startswith(f"{kind}-") and name.endswith(".json"):
-            path = os.path.join(directory, name)
-            receipt = load_receipt(path)  # a broken receipt is refused by name, never skipped quietly
-            if receipt["kind"] == kind and predicate(receipt):
-                found.append((receipt["provenance"]["started_utc"], _write_order(name), name, path))
-    return max(found)[3] if found else None
+    found = [(key, path) for key, path, receipt in scan(directory, (kind,)) if predicate(receipt)]
+    return max(found)[1] if found else None
 
 
 def _write_order(name):

@@ -44,8 +44,9 @@ def add_parser(commands):
 
 def _list():
     from . import protocol, report
+    newest = report.newest_study_receipts()
     for found in protocol.registered():
-        path = report.newest_study_receipt(found.id, found.version)
+        path = newest.get((found.id, found.version), (None,))[0]
         receipt = os.path.basename(path) if path else "no receipt yet"
         profiles = ", ".join(f"{p.name} ({p.series} series)" for p in found.profiles.values() if p) \
             or f"registered ({found.replicates} replicates)"

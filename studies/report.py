@@ -20,14 +20,15 @@ BEGIN = "<!-- coverage:begin (rendered by `bootmark study render --readme`; do n
 END = "<!-- coverage:end -->"
 
 
-def newest_study_receipt(study_id, version, directory=STUDY_DIRECTORY, profile="registered"):
-    """Path of the newest receipt of (study, version, profile), or None; a process study
-    (kind ``process``) has one profile."""
-    def wanted(receipt):
+def newest_study_receipts(directory=STUDY_DIRECTORY, profile="registered"):
+    """{(study id, version): (path, receipt)} of the newest receipt of each study in
+    ``profile``, from one scan of ``directory``; a process study has one profile."""
+    newest = {}
+    for key, path, receipt in sorted(receipts.scan(directory, ("study", "process")), key=lambda item: item[0]):
         body = receipt["body"]
-        return (body["study"]["id"], body["study"]["version"],
-                body["profile"]["name"] if "profile" in body else profile) == (study_id, version, profile)
-    return receipts.newest_receipt(directory, "study", wanted) or receipts.newest_receipt(directory, "process", wanted)
+        if body.get("profile", {"name": profile})["name"] == profile:
+            newest[(body["study"]["id"], body["study"]["version"])] = (path, receipt)
+    return newest
 
 
 def chart_path(body, directory=CHART_DIRECTORY):
@@ -164,11 +165,12 @@ def render_process(body, receipt_path, chart_link=None):
 def render_section(directory=STUDY_DIRECTORY, chart_directory=CHART_DIRECTORY, draw=True):
     """(markdown, receipt paths) for every registered study that has a receipt."""
     parts, paths = [], []
+    newest = newest_study_receipts(directory)
     for protocol in protocols.registered():
-        path = newest_study_receipt(protocol.id, protocol.version, directory)
-        if path is None:
+        if (protocol.id, protocol.version) not in newest:
             continue
-        body = receipts.load_receipt(path)["body"]
+        path, receipt = newest[(protocol.id, protocol.version)]
+        body = receipt["body"]
         chart = chart_path(body, chart_directory)
         process = "profile" not in body
         if draw:

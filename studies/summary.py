@@ -101,6 +101,11 @@ def _judge_se_below(criterion, cells):
     return passed, details
 
 
+def _verdict(criterion, passed, details, judged=True):
+    return {"id": criterion.id, "statement": criterion.statement, "passed": bool(passed), "detail": "; ".join(details),
+            "rationale": criterion.rationale, "judged": judged}
+
+
 def judge(criterion, coverage, cells=()):
     """The verdict of one criterion: {"id", "statement", "passed", "detail", "rationale", "judged"}.
 
@@ -111,18 +116,15 @@ def judge(criterion, coverage, cells=()):
                and (criterion.other is None or criterion.other in cell["resamplers"])
                and (criterion.n is None or cell["n"] == criterion.n)]
         if not ran:
-            return {"id": criterion.id, "statement": criterion.statement, "passed": False,
-                    "detail": "not run in this profile", "rationale": criterion.rationale, "judged": False}
+            return _verdict(criterion, False, ["not run in this profile"], judged=False)
         passed, details = (_judge_se_ratio if criterion.test == "se_ratio_within" else _judge_se_below)(criterion,
                                                                                                          ran)
-        return {"id": criterion.id, "statement": criterion.statement, "passed": bool(passed),
-                "detail": "; ".join(details), "rationale": criterion.rationale, "judged": True}
+        return _verdict(criterion, passed, details)
     rows = _rows_of(coverage, criterion.resampler, criterion.kind)
     if criterion.n is not None:
         rows = [row for row in rows if row["n"] == criterion.n]
     if not rows:
-        return {"id": criterion.id, "statement": criterion.statement, "passed": False,
-                "detail": "not run in this profile", "rationale": criterion.rationale, "judged": False}
+        return _verdict(criterion, False, ["not run in this profile"], judged=False)
     details, passed = [], True
     if criterion.test == "within":
         for row in rows:
@@ -160,8 +162,7 @@ def judge(criterion, coverage, cells=()):
         passed = overall > criterion.k and all(z >= -criterion.k for z in steps)
         details.append(" -> ".join(f"{row['coverage']:.3f}@{row['n']}" for row in rows)
                        + f"; smallest to largest n {overall:+.1f} SE, worst step {min(steps):+.1f} SE")
-    return {"id": criterion.id, "statement": criterion.statement, "passed": bool(passed), "detail": "; ".join(details),
-            "rationale": criterion.rationale, "judged": True}
+    return _verdict(criterion, passed, details)
 
 
 def compare_published(figure, coverage, cells=()):
