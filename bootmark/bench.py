@@ -167,21 +167,36 @@ def peer_status():
     return skipped
 
 
+def cell_series(name, n):
+    """The series a cell resamples: an AR(1) path for model methods, else numpy's
+    default_rng(n) standard normals."""
+    return _model_series(n) if name in MODEL_METHODS else np.random.default_rng(n).standard_normal(n)
+
+
+def engine_reduce_path(name, x, n_bootstraps):
+    """Zero-argument callable, the reference path: the engine's fused reduce of ``x`` (the
+    AR(1) slope column of ``ar_coef`` for model methods, else the mean), seed 1.
+
+    ``bootmark.head_to_head`` times this same callable against another revision's engine."""
+    import engine
+    method = engine_method(name)
+    if name in MODEL_METHODS:
+        return lambda: engine.bootstrap_reduce(x, method, "ar_coef", n_bootstraps, seed=1).component(1)
+    return lambda: engine.bootstrap_reduce(x, method, "mean", n_bootstraps, seed=1).statistics
+
+
 def cell_paths(name, n, n_bootstraps, sentinel, skipped):
     """The zero-argument callables timed in one cell, reference path first."""
     import engine
     method = engine_method(name)
+    x = cell_series(name, n)
+    paths = {REFERENCE_PATH: engine_reduce_path(name, x, n_bootstraps)}
     if name in MODEL_METHODS:
-        x = _model_series(n)
-        paths = {REFERENCE_PATH: lambda: engine.bootstrap_reduce(x, method, "ar_coef", n_bootstraps,
-                                                                 seed=1).component(1),
-                 MATERIALIZE_PATH: lambda: ar1_slopes(engine.bootstrap(x, method, n_bootstraps, seed=1,
-                                                                       memory_budget=16 << 30).values())}
+        paths[MATERIALIZE_PATH] = lambda: ar1_slopes(engine.bootstrap(x, method, n_bootstraps, seed=1,
+                                                                      memory_budget=16 << 30).values())
         if "tsbootstrap" not in skipped:
             paths["tsbootstrap"] = _tsbootstrap_path(name, x, n_bootstraps)
         return paths
-    x = np.random.default_rng(n).standard_normal(n)
-    paths = {REFERENCE_PATH: lambda: engine.bootstrap_reduce(x, method, "mean", n_bootstraps, seed=1).statistics}
     if not sentinel:
         paths[MATERIALIZE_PATH] = lambda: engine.bootstrap(
             x, method, n_bootstraps, seed=1, memory_budget=16 << 30).values().mean(axis=1)

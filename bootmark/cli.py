@@ -1,4 +1,5 @@
-"""The ``bootmark`` command line: ``example``, ``bench``, ``compare``, ``gate``, ``memory``, ``scoreboard`` and ``study``."""
+"""The ``bootmark`` command line: ``example``, ``bench``, ``compare``, ``versus``, ``gate``, ``memory``,
+``scoreboard`` and ``study``."""
 
 import argparse
 import json
@@ -77,6 +78,18 @@ def main(argv=None):
                           "`bootmark gate` uses 2)")
     compared.add_argument("--json", help="also write the machine-readable summary to this path")
 
+    from . import head_to_head
+    versus = commands.add_parser("versus", help="time a committed revision's engine against this checkout's, side "
+                                 "by side on this box (exit 0 pass, 1 regression, 2 cannot be timed)",
+                                 description=head_to_head.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    versus.add_argument("revision", help="a git commit, tag or branch of this checkout, e.g. HEAD~3")
+    versus.add_argument("--cells", default="", help="filter of the quick grid, e.g. method=iid or sentinel=true")
+    versus.add_argument("--rounds", type=int, default=15, help="interleaved timed rounds per cell (default 15)")
+    versus.add_argument("--tolerance", type=float, default=1.25, help="allowed slow-down factor (default 1.25)")
+    versus.add_argument("--threaded-tolerance", type=float, default=None,
+                        help="allowed slow-down for cells on several threads (default: --tolerance)")
+    versus.add_argument("--no-progress", action="store_true", help="no progress bar")
+
     gated = commands.add_parser("gate", help="CI speed check: quick bench vs the newest committed quick receipt")
     gated.add_argument("--tolerance", type=float, default=1.25, help="allowed slow-down factor (default 1.25)")
     gated.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -104,6 +117,19 @@ def main(argv=None):
         if args.samples < 3 or args.warmups < 0:
             parser.error("--samples must be at least 3 and --warmups at least 0")
         return _bench(args)
+    if args.command == "versus":
+        from . import compare
+        try:
+            cells = bench.select(bench.grid("quick"), bench.parse_filters(args.cells))
+            if not cells:
+                raise ValueError(f"no cell of the quick grid matches {args.cells!r}")
+            verdict = head_to_head.compare_revisions(args.revision, cells, args.tolerance, args.threaded_tolerance,
+                                                     args.rounds, show_progress=not args.no_progress)
+        except (ValueError, head_to_head.HeadToHeadError) as error:
+            print(f"bootmark versus: {error}", file=sys.stderr)
+            return compare.INCOMPARABLE
+        print(head_to_head.render_markdown(verdict))
+        return verdict["exit_code"]
     if args.command == "gate":
         from .gate import run_gate
         from . import compare, receipts

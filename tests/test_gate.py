@@ -1,24 +1,62 @@
 """The speed gate's negative control: a deliberately slowed engine must fail it.
 
 The slow-down is a sleep in every kernel dispatch (engine/parallel.py), switched on by
-an environment variable that nothing but this test sets. The gate's pass on an
-unchanged tree is exercised by .ci/run itself.
+an environment variable that nothing but this test sets. The receipt screen must flag
+it, and the head-to-head confirmation against the baseline receipt's commit (whose side
+never inherits the switch) must confirm it. The gate's pass on an unchanged tree is
+exercised by .ci/run itself.
 """
 
+import copy
+import io
 import os
 import subprocess
 import sys
 
 import pytest
 
-from bootmark import compare, gate
+from bootmark import compare, gate, head_to_head, receipts
 from engine.parallel import NEGATIVE_CONTROL_SLEEP
 
 
+def baseline_commit_is_here(tmp_path):
+    sha = receipts.load_receipt(gate.baseline_path())["provenance"]["source"]["git_sha"]
+    try:
+        head_to_head.export_revision(sha, str(tmp_path))
+    except head_to_head.HeadToHeadError:
+        return False
+    return True
+
+
 @pytest.mark.skipif(gate.baseline_path() is None, reason="no committed quick-profile bench receipt")
-def test_a_slowed_engine_fails_the_gate():
+def test_a_slowed_engine_fails_the_gate(tmp_path):
     environment = dict(os.environ, **{NEGATIVE_CONTROL_SLEEP: "0.02"})
     completed = subprocess.run([sys.executable, "-m", "bootmark.cli", "gate", "--no-progress"], env=environment,
                                capture_output=True, text=True, timeout=1200)
     assert completed.returncode == compare.REGRESSION, completed.stdout + completed.stderr
     assert "REGRESSION" in completed.stdout
+    if baseline_commit_is_here(tmp_path):  # else the fallback (a re-measure against the receipt) confirms
+        assert "this checkout against" in completed.stdout, completed.stdout
+
+
+@pytest.mark.skipif(gate.baseline_path() is None, reason="no committed quick-profile bench receipt")
+def test_a_baseline_from_a_kinder_host_is_cleared_head_to_head(tmp_path):
+    # A baseline at this checkout's HEAD, doctored as if made on a host where the i.i.d.
+    # sentinel's arch control ran 3x slower: the screen flags that cell, and timing HEAD's
+    # own engine against this checkout must clear it.
+    original = receipts.load_receipt(gate.baseline_path())
+    sha = head_to_head.provenance.source_state(head_to_head.provenance.PROJECT_ROOT)["git_sha"]
+    if sha is None or not baseline_commit_is_here(tmp_path / "export"):
+        pytest.skip("no git history to time the baseline's commit from")
+    body = copy.deepcopy(original["body"])
+    for cell in body["cells"]:
+        if cell["method"] == "iid" and cell["sentinel"]:
+            cell["ratios"]["arch"] = {key: (value * 3 if key in ("median", "ci_low", "ci_high") else value)
+                                      for key, value in cell["ratios"]["arch"].items()}
+    started = dict(original["provenance"], source={"git_sha": sha, "dirty": False})
+    receipts.write_receipt(receipts.seal("bench", started, body), str(tmp_path))
+    printed = io.StringIO()
+    assert gate.run_gate(directory=str(tmp_path), show_progress=False, out=printed) == compare.PASS, printed.getvalue()
+    assert "confirming 1 regressed cell(s)" in printed.getvalue()
+    assert f"this checkout against {sha[:10]}" in printed.getvalue()
+    assert "not confirmed; passing" in printed.getvalue()

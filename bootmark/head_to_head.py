@@ -1,0 +1,239 @@
+"""``bootmark versus REVISION``: this checkout's engine against a committed revision's, on
+this box, in one run.
+
+Why: a committed bench receipt may have been made on another host. The ``arch`` control
+catches a box that is slower or faster overall, but two hosts sold under the same CPU
+name can give the same ``arch`` time and still differ in the engine's relative cost (its
+Philox integer work against ``arch``'s numpy calls): that happened, as a 25% shift of
+the i.i.d. sentinel's engine/arch cost on identical code. The only measurement that
+isolates the code is the old code and the new code, timed on the same box, side by side.
+
+How:
+
+* ``git archive REVISION engine reference`` is unpacked into a temporary tree; the
+  current side is this checkout. Only the engine and its reference twin come from the
+  revision: the harness (``bench.engine_reduce_path``, this module) is this checkout's,
+  so both sides make the same call on the same series.
+* Each side runs in its own worker process whose import path starts at its tree (the
+  worker checks where ``engine`` came from). The baseline side never inherits
+  ``BOOTMARK_NEGATIVE_CONTROL_SLEEP``: it times the committed code as committed.
+* Per cell, both workers compile and warm up, then ``rounds`` rounds each time one call
+  per side, in the order baseline-current, current-baseline, ... so a drift of the
+  machine within a round falls on both sides alike. A sentinel cell runs on one Numba
+  thread, the others on the default.
+* The verdict per cell is the median of per-round ratios current / baseline with the
+  moving-block bootstrap interval of ``bootmark.timing``. A cell regresses when the whole
+  interval lies above its tolerance. The largest |current - baseline| statistic is
+  reported too (0 when the two revisions give the same bits).
+
+Exit codes as ``bootmark compare``: 0 pass, 1 regression, 2 the revision cannot be timed
+here (no git, a shallow clone without it, a method it does not have).
+"""
+
+import io
+import json
+import os
+import select
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+
+import numpy as np
+
+from . import provenance, timing
+from .compare import PASS, REGRESSION
+
+TREE_FOLDERS = ("engine", "reference")
+REPLY_TIMEOUT_S = 900.0  # a first call compiles the engine (about 10 s here); a hang must still end
+NEGATIVE_CONTROL_SLEEP = "BOOTMARK_NEGATIVE_CONTROL_SLEEP"  # engine.parallel's switch, not imported: see serve()
+BASELINE, CURRENT = "baseline", "current"
+
+
+class HeadToHeadError(RuntimeError):
+    """The revision cannot be timed here; the message names the cause and the fix."""
+
+
+def export_revision(revision, destination, root=provenance.PROJECT_ROOT):
+    """Unpack ``engine/`` and ``reference/`` of git ``revision`` into ``destination``;
+    return the revision's full SHA."""
+    try:
+        sha = subprocess.run(["git", "rev-parse", "--verify", f"{revision}^{{commit}}"], cwd=root,
+                             capture_output=True, text=True, check=False)
+        if sha.returncode != 0:
+            raise HeadToHeadError(f"revision {revision!r} is not a commit of the checkout at {root} "
+                                  f"({sha.stderr.strip() or 'git found nothing'}); a shallow clone lacks older "
+                                  "commits: run `git fetch --unshallow`")
+        archive = subprocess.run(["git", "archive", "--format=tar", sha.stdout.strip(), *TREE_FOLDERS], cwd=root,
+                                 capture_output=True, check=False)
+    except FileNotFoundError as error:
+        raise HeadToHeadError(f"git is not installed, so revision {revision!r} cannot be exported: {error}") from None
+    if archive.returncode != 0:
+        raise HeadToHeadError(f"git archive of {revision!r} failed: {archive.stderr.decode(errors='replace').strip()}")
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(destination, filter="data")
+    return sha.stdout.strip()
+
+
+class _Worker:
+    """One side: a process importing ``engine`` from ``tree`` and timing one cell on request."""
+
+    def __init__(self, tree, cell, warmups, environment, log):
+        command = [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+                   "from bootmark.head_to_head import serve; serve(sys.argv[1:])",
+                   tree, json.dumps({"cell": list(cell), "warmups": warmups})]
+        self.label = f"worker on {tree}"
+        self.log = log
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+                                        env=environment, text=True, bufsize=1)
+
+    def reply(self):
+        ready, _, _ = select.select([self.process.stdout], [], [], REPLY_TIMEOUT_S)
+        line = self.process.stdout.readline() if ready else ""
+        if not line:
+            self.process.kill()
+            self.process.wait()
+            self.log.seek(0)
+            tail = self.log.read()[-2000:]
+            reason = "no reply" if not ready else f"exit code {self.process.returncode}"
+            raise HeadToHeadError(f"{self.label} stopped ({reason}):\n{tail}")
+        return json.loads(line)
+
+    def time_once(self):
+        self.process.stdin.write("time\n")
+        return self.reply()["seconds"]
+
+    def close(self):
+        try:
+            if self.process.poll() is None:
+                self.process.stdin.write("stop\n")
+                self.process.stdin.close()
+                self.process.wait(timeout=60)
+        except (OSError, subprocess.TimeoutExpired):  # a worker that died or hangs is stopped
+            self.process.kill()
+            self.process.wait()
+        self.process.stdout.close()
+
+
+def serve(arguments):
+    """Worker side (run by ``_Worker``): import ``engine`` from the tree ``arguments[0]``,
+    warm up the cell in ``arguments[1]`` and time one call per "time" line on stdin."""
+    tree, request = arguments[0], json.loads(arguments[1])
+    replies, sys.stdout = sys.stdout, sys.stderr  # stdout carries the protocol and nothing else
+    import numba
+    import engine
+    from . import bench
+    where = os.path.realpath(engine.__file__)
+    if not where.startswith(os.path.realpath(tree) + os.sep):
+        raise HeadToHeadError(f"engine was imported from {where}, not from the tree {tree}")
+    method, n, n_bootstraps, sentinel = request["cell"]
+    if sentinel:
+        numba.set_num_threads(1)
+    run = bench.engine_reduce_path(method, bench.cell_series(method, n), n_bootstraps)
+    statistics = np.asarray(run(), dtype=float)
+    for _ in range(max(request["warmups"] - 1, 0)):
+        run()
+    replies.write(json.dumps({"statistics": statistics.tolist(), "threads": numba.get_num_threads()}) + "\n")
+    replies.flush()
+    for command in sys.stdin:
+        if command.strip() != "time":
+            break
+        start = time.perf_counter()
+        run()
+        replies.write(json.dumps({"seconds": time.perf_counter() - start}) + "\n")
+        replies.flush()
+
+
+def _time_cell(trees, cell, rounds, warmups, progress):
+    base = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")  # the idle side's OpenMP threads must not spin
+    environments = {BASELINE: {k: v for k, v in base.items() if k != NEGATIVE_CONTROL_SLEEP}, CURRENT: base}
+    with tempfile.TemporaryFile("w+") as baseline_log, tempfile.TemporaryFile("w+") as current_log:
+        workers = {BASELINE: _Worker(trees[BASELINE], cell, warmups, environments[BASELINE], baseline_log),
+                   CURRENT: _Worker(trees[CURRENT], cell, warmups, environments[CURRENT], current_log)}
+        try:
+            first = {side: worker.reply() for side, worker in workers.items()}
+            times = {BASELINE: [], CURRENT: []}
+            for round_index in range(rounds):
+                order = (BASELINE, CURRENT) if round_index % 2 == 0 else (CURRENT, BASELINE)
+                for side in order:
+                    times[side].append(workers[side].time_once())
+                if progress is not None:
+                    progress()
+        finally:
+            for worker in workers.values():
+                worker.close()
+    old, new = (np.asarray(first[side]["statistics"]) for side in (BASELINE, CURRENT))
+    difference = float(np.max(np.abs(new - old))) if old.shape == new.shape else float("inf")
+    return times, first[CURRENT]["threads"], difference
+
+
+def compare_revisions(revision, cells, tolerance=1.25, threaded_tolerance=None, rounds=15, warmups=3,
+                      root=provenance.PROJECT_ROOT, show_progress=True):
+    """Time ``cells`` ((method, n, B, sentinel) tuples) under ``revision``'s engine and
+    this checkout's, side by side; return the verdict dict (see ``compare_trees``).
+
+    Raises HeadToHeadError when the revision cannot be exported or a worker fails."""
+    _check_settings(tolerance, threaded_tolerance, rounds)  # before the export, not after it
+    with tempfile.TemporaryDirectory(prefix="bootmark-versus-") as exported:
+        sha = export_revision(revision, exported, root)
+        verdict = compare_trees(exported, root, cells, tolerance, threaded_tolerance, rounds, warmups,
+                                show_progress, label=sha[:10])
+    verdict.update(baseline_revision=sha, current=provenance.source_state(root))
+    return verdict
+
+
+def _check_settings(tolerance, threaded_tolerance, rounds):
+    if not tolerance > 1 or (threaded_tolerance is not None and not threaded_tolerance > 1):
+        raise ValueError(f"tolerances must be above 1 (allowed slow-down factors), got {tolerance} and "
+                         f"{threaded_tolerance}")
+    if rounds < 3:
+        raise ValueError(f"rounds must be at least 3 (paired samples for a median interval), got {rounds}")
+
+
+def compare_trees(baseline_tree, current_tree, cells, tolerance=1.25, threaded_tolerance=None, rounds=15,
+                  warmups=3, show_progress=True, label="baseline"):
+    """Time ``cells`` under the ``engine`` of two source trees, side by side.
+
+    Returns {"rounds", "cells": [one row per cell], "exit_code"}; a row holds both sides'
+    seconds, the current/baseline median ratio with its interval, the tolerance applied
+    (``threaded_tolerance``, default ``tolerance``, when the cell ran on several threads),
+    the largest |current - baseline| statistic and ``regressed``."""
+    _check_settings(tolerance, threaded_tolerance, rounds)
+    threaded_tolerance = tolerance if threaded_tolerance is None else threaded_tolerance
+    from tqdm import tqdm
+    rows = []
+    trees = {BASELINE: baseline_tree, CURRENT: current_tree}
+    with tqdm(total=len(cells) * rounds, desc=f"versus {label}", unit="round", file=sys.stderr,
+              disable=not show_progress) as bar:
+        for cell in cells:
+            times, threads, difference = _time_cell(trees, cell, rounds, warmups, bar.update)
+            ratio = timing.median_ratio(times[CURRENT], times[BASELINE])
+            allowed = tolerance if threads == 1 else threaded_tolerance
+            rows.append({"method": cell[0], "n": cell[1], "n_bootstraps": cell[2], "sentinel": cell[3],
+                         "threads": threads, "baseline": timing.summary(times[BASELINE]),
+                         "current": timing.summary(times[CURRENT]), "ratio": ratio, "tolerance": allowed,
+                         "max_abs_difference": difference, "regressed": ratio["ci_low"] > allowed})
+    return {"baseline_revision": label, "rounds": rounds, "cells": rows,
+            "exit_code": REGRESSION if any(row["regressed"] for row in rows) else PASS}
+
+
+def render_markdown(verdict):
+    """The verdict as a Markdown table with a one-line summary above it."""
+    regressed = sum(row["regressed"] for row in verdict["cells"])
+    head = (f"**{'REGRESSION' if regressed else 'PASS'}**: this checkout against {verdict['baseline_revision'][:10]} "
+            f"on this box, {verdict['rounds']} interleaved rounds per cell; {regressed} of "
+            f"{len(verdict['cells'])} cells slower beyond tolerance")
+    lines = [head, "", "| method | n | B | threads | baseline ms | current ms | current/baseline (95% CI) | "
+             "tolerance | max abs stat diff | regressed |", "|---|---:|---:|---:|---:|---:|---|---:|---:|---|"]
+    for row in verdict["cells"]:
+        ratio = row["ratio"]
+        lines.append(f"| {row['method']}{' (sentinel)' if row['sentinel'] else ''} | {row['n']} | "
+                     f"{row['n_bootstraps']} | {row['threads']} | {row['baseline']['median_s'] * 1e3:.2f} | "
+                     f"{row['current']['median_s'] * 1e3:.2f} | {ratio['median']:.3f} ({ratio['ci_low']:.3f}-"
+                     f"{ratio['ci_high']:.3f}) | x{row['tolerance']:g} | {row['max_abs_difference']:.3g} | "
+                     f"{'YES' if row['regressed'] else 'no'} |")
+    return "\n".join(lines)
+
+
+__all__ = ["HeadToHeadError", "compare_revisions", "compare_trees", "export_revision", "render_markdown"]
