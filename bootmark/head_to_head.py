@@ -47,7 +47,9 @@ from .compare import PASS, REGRESSION
 
 TREE_FOLDERS = ("engine", "reference")
 REPLY_TIMEOUT_S = 900.0  # a first call compiles the engine (about 10 s here); a hang must still end
-NEGATIVE_CONTROL_SLEEP = "BOOTMARK_NEGATIVE_CONTROL_SLEEP"  # engine.parallel's switch, not imported: see serve()
+# engine.parallel's switch, spelled out: importing this module (the CLI does, for --help)
+# must not load the engine.
+NEGATIVE_CONTROL_SLEEP = "BOOTMARK_NEGATIVE_CONTROL_SLEEP"
 BASELINE, CURRENT = "baseline", "current"
 
 
