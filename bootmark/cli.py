@@ -109,7 +109,7 @@ def main(argv=None):
 
     args = parser.parse_args(argv)
     if args.command == "study":
-        return study_cli.dispatch(args)
+        return study_cli.dispatch(args, sys.argv[1:] if argv is None else None)
     if args.command == "example":
         print(render_s1(args.n_bootstraps, args.seed, args.alpha))
         return 0

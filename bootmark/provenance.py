@@ -2,10 +2,10 @@
 
 ``collect()`` returns a plain dict that every receipt carries under ``"provenance"``:
 machine (CPU model, cores, load average at start, frequency governor if readable),
-versions (Python, numpy, numba, arch, tsbootstrap, bootmark, STREAM_VERSION), the Numba
-thread count and threading layer, the git SHA and whether the tree was dirty, the UTC
-start time and the exact command line. Nothing here reads a clock into a *result*: the
-timestamp describes the run, it never feeds a number.
+versions (Python, numpy, numba, arch, tsbootstrap, bootmark, STREAM_VERSION, the
+OpenBLAS kernel), the Numba thread count and threading layer, the git SHA and whether
+the tree was dirty, the UTC start time and the exact command line. Nothing here reads a
+clock into a *result*: the timestamp describes the run, it never feeds a number.
 """
 
 import datetime
@@ -72,12 +72,16 @@ def source_state(root):
 
 
 def versions():
-    """Versions of Python, the peers and bootmark, and the stream version."""
+    """Versions of Python, the peers and bootmark, the stream version, and the OpenBLAS
+    kernel numpy runs (``openblas_coretype``: the peers' last bits depend on it, see
+    :mod:`bootmark.blas`)."""
     from reference.indices import STREAM_VERSION
 
     from . import __version__
+    from .blas import loaded_coretype
     found = {name: package_version(name) for name in PEERS}
-    return {"python": platform.python_version(), **found, "bootmark": __version__, "stream_version": STREAM_VERSION}
+    return {"python": platform.python_version(), **found, "bootmark": __version__, "stream_version": STREAM_VERSION,
+            "openblas_coretype": loaded_coretype()}
 
 
 def threading_state():

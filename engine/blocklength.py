@@ -11,14 +11,18 @@ Differences from the reference are in arithmetic only:
 
 * the centre is numpy's pairwise mean plus one correction pass (within an ulp or so of
   the reference's correctly rounded fsum mean);
-* each autocovariance is one ``np.dot`` of the centred column with its lagged self, and
-  the band test's sums of squares come from cumulative sums over the few lags needed;
+* each autocovariance is numpy's pairwise sum of the centred column times its lagged
+  self, and the band test's sums of squares come from cumulative sums over the few lags
+  needed. Not ``np.dot``: BLAS kernels differ between CPUs (OpenBLAS's Haswell and
+  SkylakeX ddot round differently) and, on long columns, with OPENBLAS_NUM_THREADS, and
+  an estimate must not depend on either;
 * each column is first scaled by a power of two to a maximum magnitude in [0.5, 1), as
   in the reference: exact, and it keeps squares finite for data near the float limits;
 * lags stop at the flat-top bandwidth M once m_hat is known, since g_k for k > M never
   enters the estimate (a persistent series, with no insignificant run, still costs
-  m_max + 1 dot products of length n, as in the reference and arch: about 23 s for a
-  random walk of 10**7 observations here, against 0.4 s for white noise).
+  m_max + 1 sums of products of length n, as in the reference and arch: about 1.1 s
+  for a random walk of 10**6 observations here, 7 times what BLAS dot products took,
+  the price of machine-independent bits; series of 10**4 or fewer cost the same).
 
 The raw estimates agree with the reference's to about 1e-12 relative (the test allows
 1e-10); the band test is a threshold, so a column whose autocorrelation lies within
@@ -36,6 +40,11 @@ from reference.blocklength import check_estimable, check_long_run_variance
 from .data import as_array
 
 
+def _dot(a, b):
+    """sum(a * b) by numpy's pairwise summation: the same bits on every CPU and thread count."""
+    return float(np.sum(a * b))
+
+
 def _sums_of_squares(e, max_lag):
     """For k = 0 .. max_lag: later[k] = sum e[k+1:]**2 and earlier[k] = sum
     e[:max(n - k - 1, 0)]**2, the two halves of the band test's denominator.
@@ -46,12 +55,12 @@ def _sums_of_squares(e, max_lag):
     n = e.shape[0]
     lags = np.arange(max_lag + 1)
     head_end = min(max_lag + 2, n)  # later[k] for k <= max_lag reads e[k+1:], k+1 < head_end
-    bulk_later = float(np.dot(e[head_end:], e[head_end:]))
+    bulk_later = _dot(e[head_end:], e[head_end:])
     head = e[1:head_end] ** 2
     suffix = np.append(np.cumsum(head[::-1])[::-1], 0.0)  # suffix[i] = sum head[i:]
     later = bulk_later + suffix[np.minimum(lags, head_end - 1)]
     tail_start = max(n - max_lag - 1, 0)  # earlier[k] reads e[:n-k-1], never shorter than this
-    bulk_earlier = float(np.dot(e[:tail_start], e[:tail_start]))
+    bulk_earlier = _dot(e[:tail_start], e[:tail_start])
     prefix = np.append(0.0, np.cumsum(e[tail_start:n - 1] ** 2))  # prefix[i] = sum e[tail_start:tail_start+i]**2
     earlier = bulk_earlier + prefix[np.maximum(n - lags - 1, 0) - tail_start]
     return later, earlier
@@ -77,7 +86,7 @@ def _autocovariances(e, max_lag, run, band):
             if lag > last:
                 break
         # Slicing e[:n - lag] with lag >= n would wrap around; the reference's sum is empty.
-        product = float(np.dot(e[:n - lag], e[lag:])) if lag < n else 0.0
+        product = _dot(e[:n - lag], e[lag:]) if lag < n else 0.0
         cross.append(product)
         denominator = math.sqrt(later[lag] * earlier[lag])
         streak = streak + 1 if denominator > 0 and abs(product) / denominator < band else 0

@@ -114,10 +114,11 @@ def _run_process(found, started, args):
 def _verify(args):
     from bootmark.receipts import ReceiptError
 
+    from .runner import StudyError
     from .verify import verify
     try:
         result = verify(args.receipt, args.sample, args.all, args.sample_seed)
-    except ReceiptError as error:
+    except (ReceiptError, StudyError) as error:
         print(f"bootmark study verify: {error}", file=sys.stderr)
         return CRITERION_FAILED
     print(result.render())
@@ -159,6 +160,24 @@ def _render(args):
     return OK
 
 
-def dispatch(args):
+def _pin_blas_kernel(command_line):
+    """Re-execute this command with the OpenBLAS kernel pinned (:mod:`bootmark.blas`),
+    when it is not and the command came from a shell (``command_line``, not None)."""
+    from bootmark import blas
+    if command_line is None or os.environ.get(blas.CORETYPE_VARIABLE) == blas.PINNED_CORETYPE:
+        return
+    if blas.kernel_problem() is None or not os.path.isfile(sys.argv[0]):
+        return
+    print(f"bootmark study: re-running with {blas.CORETYPE_VARIABLE}={blas.PINNED_CORETYPE} so the peers' "
+          "results replay bit for bit on any x86-64 machine", file=sys.stderr)
+    sys.stderr.flush()
+    os.execve(sys.executable, [sys.executable, sys.argv[0], *command_line], blas.pinned_environment())
+
+
+def dispatch(args, command_line=None):
+    """Run ``bootmark study ...``; ``command_line`` is sys.argv[1:] when invoked from a
+    shell, which lets run and verify re-execute with the BLAS kernel pinned."""
+    if args.study_command in ("run", "verify"):
+        _pin_blas_kernel(command_line)
     return {"list": lambda: _list(), "run": lambda: _run(args), "verify": lambda: _verify(args),
             "show": lambda: _show(args), "render": lambda: _render(args)}[args.study_command]()

@@ -19,6 +19,7 @@ standard errors are the large-n ones, sqrt(long-run variance / n).
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from types import MappingProxyType
 
 import numpy as np
@@ -112,17 +113,38 @@ def _only_mean(statistic, process):
 BARTLETT_LAGS = 2000  # terms of Bartlett's sum; the AR autocorrelations decay geometrically
 
 
+def _solve_exactly(system, right):
+    """x with system @ x = right, in exact rational arithmetic (Gauss-Jordan).
+
+    Not ``np.linalg.solve``: LAPACK's rounding depends on the machine's BLAS kernel, and a
+    truth must have the same bits everywhere. Exact fractions, rounded once, do."""
+    rows = [row[:] + [value] for row, value in zip(system, right)]
+    size = len(rows)
+    for column in range(size):
+        pivot = next((r for r in range(column, size) if rows[r][column] != 0), None)
+        if pivot is None:
+            raise ZeroDivisionError("singular Yule-Walker system: the AR process is not stationary")
+        rows[column], rows[pivot] = rows[pivot], rows[column]
+        for r in range(size):
+            if r != column and rows[r][column] != 0:
+                factor = rows[r][column] / rows[column][column]
+                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[column])]
+    return [rows[r][size] / rows[r][r] for r in range(size)]
+
+
 def autocorrelations(phi, lags=BARTLETT_LAGS):
     """rho_0..rho_lags of a stationary AR(p): Yule-Walker for rho_1..rho_p, then the recursion."""
     p = len(phi)
-    system, right = np.eye(p), np.zeros(p)
+    exact = [Fraction(value) for value in phi]
+    system = [[Fraction(int(k == j)) for j in range(p)] for k in range(p)]
+    right = [Fraction(0)] * p
     for k in range(1, p + 1):
         for j in range(1, p + 1):
             if k == j:
-                right[k - 1] += phi[j - 1]
+                right[k - 1] += exact[j - 1]
             else:
-                system[k - 1, abs(k - j) - 1] -= phi[j - 1]
-    rho = [1.0, *np.linalg.solve(system, right)]
+                system[k - 1][abs(k - j) - 1] -= exact[j - 1]
+    rho = [1.0, *(float(value) for value in _solve_exactly(system, right))]
     for k in range(p + 1, lags + 2):
         rho.append(sum(phi[j] * rho[k - 1 - j] for j in range(p)))
     return np.asarray(rho)

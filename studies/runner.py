@@ -28,7 +28,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 
-from bootmark import provenance
+from bootmark import blas, provenance
 from bootmark.receipts import canonical_json
 
 from . import summary
@@ -65,7 +65,14 @@ def _empty_columns(protocol, names):
 
 
 def run_chunk(protocol_text, file_name, profile_name, n, first, last):
-    """Outcomes of series [first, last) of cell n, as columns per resampler (JSON-ready)."""
+    """Outcomes of series [first, last) of cell n, as columns per resampler (JSON-ready).
+
+    Refuses (StudyError) in a process whose numpy runs another OpenBLAS kernel than the
+    pinned one (:mod:`bootmark.blas`): the peers' outcomes would differ in the last bit.
+    """
+    problem = blas.kernel_problem()
+    if problem:
+        raise StudyError(problem)
     protocol = parse(protocol_text, file_name)
     names = protocol.profile(profile_name).resamplers
     process, columns = protocol.process(), _empty_columns(protocol, names)

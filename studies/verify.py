@@ -1,5 +1,7 @@
 """Check a study receipt: schema and hash, protocol, summaries, and a bit-for-bit replay of series.
 
+A truth receipt (``receipts/studies/truth/``) is recomputed whole instead (steps 1 and 4).
+
 1. The receipt loads (schema, content hash).
 2. Its protocol text hashes to the recorded SHA-256, and the registered file of that
    name still has this hash (an edited protocol is reported).
@@ -20,7 +22,8 @@ from . import protocol as protocols
 from .runner import results_hash, results_of, run_chunk
 
 DEFAULT_SAMPLE = 20
-REPLAY_VERSIONS = ("numpy", "numba", "arch", "tsbootstrap", "stream_version")  # what decides a replay's bits
+# What decides a replay's bits. Receipts from before the kernel was recorded ran Haswell.
+REPLAY_VERSIONS = ("numpy", "numba", "arch", "tsbootstrap", "stream_version", "openblas_coretype")
 
 
 @dataclass
@@ -67,6 +70,8 @@ def verify(path, sample=DEFAULT_SAMPLE, replay_all=False, sample_seed=None, prot
     receipt = load_receipt(path)
     report.checks.append("schema and content hash")
     body = receipt["body"]
+    if receipt["kind"] == "truth":
+        return _verify_truth(report, body)
     study = body["study"]
     protocol = protocols.parse(study["protocol_text"], study["file"])
     report.check(protocol.sha256 == study["protocol_sha256"], "protocol text matches its recorded SHA-256",
@@ -125,4 +130,22 @@ def _verify_process(report, protocol, body, progress):
                  "the redrawn results differ from the stored ones")
     report.check(body["results_sha256"] == multipliers.results_hash(body["results"]),
                  "results_sha256", "results_sha256 does not match the results")
+    return report
+
+
+def _verify_truth(report, body):
+    """A Monte Carlo truth is recomputed whole from its recorded process, n, draws and seed."""
+    from .dgp import PROCESSES
+    from .truth import simulate_slope_truth
+    kinds = {kind.__name__: kind for kind in PROCESSES.values()}
+    if body["process"] not in kinds:
+        report.failures.append(f"unknown process {body['process']!r}: this checkout cannot recompute the truth")
+        return report
+    process = kinds[body["process"]](**body["parameters"])
+    report.notes.append(f"recomputing all {body['draws']:,} draws (a truth has no per-series sample)")
+    mean, sd = simulate_slope_truth(process, body["n"], body["draws"], body["seed"])
+    report.check((mean, sd) == (body["mean"], body["standard_deviation"]),
+                 f"mean and standard deviation of {body['draws']:,} draws recomputed bit for bit",
+                 f"recomputed mean {mean!r} and sd {sd!r} differ from the stored {body['mean']!r} and "
+                 f"{body['standard_deviation']!r}")
     return report

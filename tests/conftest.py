@@ -1,9 +1,24 @@
 import os
 
-from hypothesis import settings
+from bootmark import blas
+
+# Study outcomes are defined on OpenBLAS's pinned kernel (bootmark/blas.py). OpenBLAS
+# reads the variable once, when numpy first loads it, so it is set before any test
+# module imports numpy; pytest_configure checks that it took.
+os.environ[blas.CORETYPE_VARIABLE] = blas.PINNED_CORETYPE
+
+from hypothesis import settings  # noqa: E402
 
 # The reference twin is pure Python and slow: no per-example deadline. In CI the
 # examples are derandomized so a run is reproducible; locally they explore.
 settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True)
 settings.register_profile("dev", deadline=None, print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+def pytest_configure(config):
+    import numpy  # noqa: F401  (loads OpenBLAS, if nothing has yet)
+    problem = blas.kernel_problem()
+    if problem:
+        import pytest
+        pytest.exit(f"the test process cannot compute study outcomes: {problem}", returncode=3)
