@@ -57,6 +57,9 @@ def test_a_baseline_from_a_kinder_host_is_cleared_head_to_head(tmp_path):
     receipts.write_receipt(receipts.seal("bench", started, body), str(tmp_path))
     printed = io.StringIO()
     assert gate.run_gate(directory=str(tmp_path), show_progress=False, out=printed) == compare.PASS, printed.getvalue()
-    assert "confirming 1 regressed cell(s)" in printed.getvalue()
+    _, confirmed = printed.getvalue().split("confirming ", 1)
+    # The doctored cell is among those timed head to head; on a host unlike the baseline's
+    # the screen flags others too (4 of 8 on an Intel Xeon against this AMD-made baseline).
+    assert "| iid (sentinel) |" in confirmed
     assert f"this checkout against {sha[:10]}" in printed.getvalue()
     assert "not confirmed; passing" in printed.getvalue()

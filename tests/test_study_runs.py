@@ -9,6 +9,7 @@
 
 import glob
 import json
+import math
 import os
 import signal
 import subprocess
@@ -17,7 +18,7 @@ import time
 
 import pytest
 
-from bootmark import receipts
+from bootmark import blas, receipts
 from studies import evaluate, protocol, report, runner
 from studies.verify import verify
 
@@ -147,6 +148,32 @@ def test_verify_catches_an_edited_summary(in_process_body, tmp_path):
     edited["results"]["coverage"][0]["coverage"] = 0.9
     report_ = verify(_seal(edited, tmp_path), sample=2, sample_seed=1)
     assert not report_.passed and "recomputed" in report_.render()
+
+
+def test_study_command_pins_the_blas_kernel_itself(in_process_body, tmp_path):
+    # Started without OPENBLAS_CORETYPE (numpy would pick this CPU's kernel), the command
+    # re-executes itself pinned and the receipt replays.
+    path = _seal(in_process_body, tmp_path)
+    command = os.path.join(os.path.dirname(sys.executable), "bootmark")
+    environment = {key: value for key, value in os.environ.items() if key != blas.CORETYPE_VARIABLE}
+    completed = subprocess.run([command, "study", "verify", path, "--sample", "3", "--sample-seed", "1"],
+                               env=environment, capture_output=True, text=True, timeout=600)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert f"re-running with {blas.CORETYPE_VARIABLE}={blas.PINNED_CORETYPE}" in completed.stderr
+    assert "3 series replayed bit for bit" in completed.stdout
+
+
+def test_verify_recomputes_a_truth_receipt_and_catches_a_changed_one(tmp_path):
+    from studies import dgp, truth
+    truth.heteroskedastic_slope_truth(dgp.HeteroskedasticAR1(), 80, draws=3000, seed=5, directory=str(tmp_path / "a"))
+    [path] = glob.glob(str(tmp_path / "a" / "*.json"))
+    report_ = verify(path)
+    assert report_.passed and "3,000 draws recomputed bit for bit" in report_.render(), report_.render()
+    receipt = receipts.load_receipt(path)
+    body = receipt["body"]
+    body["standard_deviation"] = math.nextafter(body["standard_deviation"], 1.0)
+    changed = receipts.write_receipt(receipts.seal("truth", receipt["provenance"], body), str(tmp_path / "b"))
+    assert not verify(changed).passed
 
 
 def test_committed_receipts_match_their_registered_protocols():
