@@ -49,7 +49,6 @@ NO_ARCH_MODEL = "arch has no model-based (residual) bootstrap"
 BLOCK_LENGTH = 10
 SENTINEL_SIZE, SENTINEL_REPLICATES = 2000, 10000
 QUICK_CELLS = tuple((method, 2000, 999) for method in METHODS)
-RECEIPT_DIRECTORY = os.path.join(provenance.PROJECT_ROOT, "receipts", "bench")
 REFERENCE_PATH = "engine_reduce"
 MATERIALIZE_PATH = "engine_materialize"
 
@@ -93,7 +92,7 @@ def parse_filters(text):
 
 
 def engine_method(name):
-    import engine
+    from bootmark import engine
     if name == "residual_wild":
         return engine.ResidualBootstrap(engine.AR(1), engine.Wild("rademacher"))
     return {"iid": engine.IID(), "moving": engine.MovingBlock(BLOCK_LENGTH),
@@ -114,7 +113,7 @@ def ar1_slopes(paths):
 
 def _model_series(n):
     """An AR(1) path with phi = MODEL_PHI from numpy's default_rng(n), burn-in 500 (studies.dgp.ar1)."""
-    from studies.dgp import ar1
+    from bootmark.studies.dgp import ar1
     return ar1(n, MODEL_PHI, seed=n)
 
 
@@ -178,7 +177,7 @@ def engine_reduce_path(name, x, n_bootstraps):
     AR(1) slope column of ``ar_coef`` for model methods, else the mean), seed 1.
 
     ``bootmark.head_to_head`` times this same callable against another revision's engine."""
-    import engine
+    from bootmark import engine
     method = engine_method(name)
     if name in MODEL_METHODS:
         return lambda: engine.bootstrap_reduce(x, method, "ar_coef", n_bootstraps, seed=1).component(1)
@@ -187,7 +186,7 @@ def engine_reduce_path(name, x, n_bootstraps):
 
 def cell_paths(name, n, n_bootstraps, sentinel, skipped):
     """The zero-argument callables timed in one cell, reference path first."""
-    import engine
+    from bootmark import engine
     method = engine_method(name)
     x = cell_series(name, n)
     paths = {REFERENCE_PATH: engine_reduce_path(name, x, n_bootstraps)}

@@ -1,45 +1,147 @@
-"""The ``bootmark`` command line: ``example``, ``bench``, ``compare``, ``versus``, ``gate``, ``memory``,
-``scoreboard`` and ``study``."""
+"""The ``bootmark`` command line.
+
+Verbs: ``init``, ``doctor``, ``example``, ``bench``, ``compare``, ``versus``, ``gate``,
+``memory``, ``scoreboard`` and ``study``. Every verb reads and writes in the workspace
+(``--workspace DIR``, else ``BOOTMARK_WORKSPACE``, else the nearest folder upward with a
+``bootmark.toml`` or ``[tool.bootmark]``, else the current directory).
+
+Exit codes, the same for every verb:
+
+* 0: done, and every check passed;
+* 1: a finding: a speed regression, a failed study criterion, a receipt that does not
+  verify;
+* 2: a user error, printed as one line that says what is wrong and how to fix it (a bad
+  argument, path or protocol, a missing peer or baseline, an unknown study), or
+  receipts that cannot be compared;
+* 3: a run stopped by a tripwire (its aggregates were implausible) or a failed worker;
+* 70: a bug in bootmark: the traceback is printed, followed by a line saying it is a bug;
+* 130: interrupted (Ctrl-C).
+"""
 
 import argparse
 import json
+import os
 import sys
+import traceback
 
-from .example import render_s1
+from . import __version__
+
+__all__ = ["main", "UsageError", "OK", "FINDING", "USAGE", "STOPPED", "BUG", "INTERRUPTED"]
+
+OK, FINDING, USAGE, STOPPED, BUG, INTERRUPTED = 0, 1, 2, 3, 70, 130
+
+
+class UsageError(Exception):
+    """A user error the command line reports in one line, exit 2."""
+
+
+def _user_errors():
+    """Exception types that are the user's to fix, reported in one line (exit 2)."""
+    from bootmark.reference.errors import BootmarkError
+    from bootmark.studies.peers import PeerNotInstalledError
+    from bootmark.studies.protocol import ProtocolError
+
+    from .compare import ComparisonError
+    from .head_to_head import HeadToHeadError
+    from .receipts import ReceiptError
+    from .workspace import WorkspaceError
+    return (UsageError, WorkspaceError, ReceiptError, ProtocolError, PeerNotInstalledError, BootmarkError,
+            ComparisonError, HeadToHeadError, OSError)
+
+
+def _stopped_errors():
+    """Exception types that mean a run was stopped on purpose (exit 3)."""
+    from bootmark.studies.runner import StudyError
+
+    from .bench import TripwireError
+    from .memory import MemoryRunError
+    return (TripwireError, MemoryRunError, StudyError)
+
+
+# ------------------------------------------------------------------------------ verbs
+
+def _init(args):
+    from . import workspace
+    written = workspace.init(args.directory)
+    root = os.path.abspath(args.directory)
+    print(f"workspace ready at {root}")
+    for path in written:
+        print(f"  wrote {os.path.relpath(path, root)}")
+    print("next: `bootmark doctor` to check the set-up, `bootmark study list` for the studies")
+    return OK
+
+
+def _doctor(args):
+    """The report, even when the workspace is unusable (then said last, exit 2)."""
+    from . import workspace
+    from .doctor import report
+    try:
+        found = _use_workspace(args.workspace)
+    except workspace.WorkspaceError as error:
+        print(report(problem=error))
+        raise
+    print(report(found))
+    return OK
+
+
+def _example(args):
+    from .example import render_s1
+    print(render_s1(args.n_bootstraps, args.seed, args.alpha))
+    return OK
+
+
+def _bench_cells(profile, filters_text):
+    from . import bench
+    try:
+        cells = bench.select(bench.grid(profile), bench.parse_filters(filters_text))
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    if not cells:
+        raise UsageError(f"no cell of the {profile} grid matches {filters_text!r}; methods are "
+                         f"{', '.join(bench.METHODS + bench.MODEL_METHODS)}, n is one of {bench.SIZES} "
+                         f"(sentinels {bench.SENTINEL_SIZE}), B one of {bench.REPLICATES} "
+                         f"(sentinels {bench.SENTINEL_REPLICATES}), sentinel true/false")
+    return cells
+
+
+def _writable_receipt_folder(directory, kind, no_write):
+    """Check before a long run, not after it, that its receipt can be written."""
+    from . import workspace
+    if not no_write:
+        workspace.writable_directory(kind, directory)
+
+
+def _write(receipt, directory, kind, no_write):
+    from . import receipts, workspace
+    if no_write:
+        print("(receipt not written: --no-write)")
+    else:
+        print(f"receipt: {receipts.write_receipt(receipt, workspace.directory_for(kind, directory))}")
 
 
 def _bench(args):
-    from . import bench, receipts
+    from . import bench
+    if args.samples < 3 or args.warmups < 0:
+        raise UsageError(f"--samples must be at least 3 (got {args.samples}) and --warmups at least 0 "
+                         f"(got {args.warmups})")
     profile = "quick" if args.quick else "full"
-    try:
-        cells = bench.select(bench.grid(profile), bench.parse_filters(args.cells))
-        if not cells:
-            raise ValueError(f"no cell of the {profile} grid matches {args.cells!r}; methods are "
-                             f"{', '.join(bench.METHODS)}, n is one of {bench.SIZES} (sentinels {bench.SENTINEL_SIZE}), "
-                             f"B one of {bench.REPLICATES} (sentinels {bench.SENTINEL_REPLICATES}), sentinel true/false")
-    except ValueError as error:
-        print(f"bootmark bench: {error}", file=sys.stderr)
-        return 2
-    if args.cells:
-        profile = "custom"
-    try:
-        receipt = bench.run_grid(cells, args.warmups, args.samples, profile, show_progress=not args.no_progress)
-    except bench.TripwireError as error:
-        print(f"bootmark bench: TRIPWIRE: {error}", file=sys.stderr)
-        return 3
+    cells = _bench_cells(profile, args.cells)
+    _writable_receipt_folder(args.output_dir, "bench", args.no_write)
+    receipt = bench.run_grid(cells, args.warmups, args.samples, "custom" if args.cells else profile,
+                             show_progress=not args.no_progress)
     print(bench.render_table(receipt))
-    if args.no_write:
-        print("(receipt not written: --no-write)")
-    else:
-        print(f"receipt: {receipts.write_receipt(receipt, args.output_dir)}")
-    return 0
+    _write(receipt, args.output_dir, "bench", args.no_write)
+    return OK
 
 
 def _compare(args):
-    from . import compare, receipts
+    from . import compare
+    for path in (args.old, args.new):
+        if not os.path.isfile(path):
+            raise UsageError(f"no receipt file {path!r}; name two bench receipts, e.g. from receipts/bench/")
     try:
         verdict = compare.compare_paths(args.old, args.new, args.tolerance, args.threaded_tolerance)
-    except (receipts.ReceiptError, compare.ComparisonError) as error:
+    except (compare.ComparisonError, *_receipt_error()) as error:
         print(f"bootmark compare: {error}", file=sys.stderr)
         return compare.INCOMPARABLE
     print(compare.render_markdown(verdict))
@@ -49,24 +151,96 @@ def _compare(args):
     return verdict["exit_code"]
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="bootmark", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
-    example = commands.add_parser("example", help="the S1 single-series example (DESIGN.md section 6)")
+def _receipt_error():
+    from .receipts import ReceiptError
+    return (ReceiptError,)
+
+
+def _versus(args):
+    from . import head_to_head
+    cells = _bench_cells("quick", args.cells)
+    verdict = head_to_head.compare_revisions(args.revision, cells, args.tolerance, args.threaded_tolerance,
+                                             args.rounds, show_progress=not args.no_progress)
+    print(head_to_head.render_markdown(verdict))
+    return verdict["exit_code"]
+
+
+def _gate(args):
+    from .gate import run_gate
+    return run_gate(args.tolerance, show_progress=not args.no_progress)
+
+
+def _memory(args):
+    from . import memory
+    _writable_receipt_folder(args.output_dir, "memory", args.no_write)
+    receipt = memory.run_sweep(show_progress=not args.no_progress)
+    print(memory.render_table(receipt))
+    _write(receipt, args.output_dir, "memory", args.no_write)
+    return OK
+
+
+def _scoreboard(args):
+    from . import scoreboard
+    if args.receipt:
+        if args.readme:
+            raise UsageError("--readme renders the workspace's newest receipts; drop RECEIPT to use it")
+        if not os.path.isfile(args.receipt):
+            raise UsageError(f"no receipt file {args.receipt!r}; name a bench receipt, e.g. from receipts/bench/")
+        print(scoreboard.render_section(args.receipt, args.memory))
+        return OK
+    try:
+        if args.readme:
+            print(f"README.md scoreboard rendered from {scoreboard.update_readme()}")
+        else:
+            print(scoreboard.render_section(*scoreboard.newest_receipts()))
+    except (FileNotFoundError, ValueError) as error:
+        raise UsageError(str(error)) from None
+    return OK
+
+
+def _study(args):
+    from bootmark.studies import cli as study_cli
+    return study_cli.dispatch(args, sys.argv[1:] if args.from_shell else None)
+
+
+# ----------------------------------------------------------------------------- parser
+
+def build_parser():
+    """The argument parser of every verb (each sets ``handler``)."""
+    from bootmark.studies import cli as study_cli
+
+    from . import bench, head_to_head, memory
+    parser = argparse.ArgumentParser(prog="bootmark", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=_version_line())
+    parser.add_argument("--workspace", metavar="DIR",
+                        help="the workspace folder (default: $BOOTMARK_WORKSPACE, else the nearest folder upward "
+                        "with bootmark.toml or [tool.bootmark], else the current directory)")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="VERB")
+
+    init = commands.add_parser("init", help="make a folder a workspace: config, protocols/, receipts/, README")
+    init.add_argument("directory", nargs="?", default=".", help="the folder (default: the current one)")
+    init.set_defaults(handler=_init, needs_workspace=False)
+
+    doctor = commands.add_parser("doctor", help="versions, threads, caches, workspace, peers and extras")
+    doctor.set_defaults(handler=_doctor, needs_workspace=False)
+
+    example = commands.add_parser("example", help="the S1 single-series example (docs/published-figures.md)")
     example.add_argument("--n-bootstraps", type=int, default=999, help="replicates per method (default 999)")
     example.add_argument("--seed", type=int, default=2026, help="bootstrap seed (default 2026)")
     example.add_argument("--alpha", type=float, default=0.10, help="two-sided tail probability (default 0.10)")
+    example.set_defaults(handler=_example, needs_workspace=False)
 
-    from . import bench
     timed = commands.add_parser("bench", help="time the engine against arch and tsbootstrap; write a receipt",
                                 description=bench.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     timed.add_argument("--quick", action="store_true", help="the small CI profile (n = 2000, B = 999, + sentinels)")
     timed.add_argument("--cells", default="", help="filter such as method=iid,n=2000,B=999 or sentinel=false")
     timed.add_argument("--warmups", type=int, default=3, help="untimed runs per path before timing (default 3)")
     timed.add_argument("--samples", type=int, default=15, help="interleaved timed rounds per cell (default 15)")
-    timed.add_argument("--output-dir", default=bench.RECEIPT_DIRECTORY, help="where the receipt goes")
+    timed.add_argument("--output-dir", help="where the receipt goes (default: the workspace's receipts/bench)")
     timed.add_argument("--no-write", action="store_true", help="print the table but write no receipt")
     timed.add_argument("--no-progress", action="store_true", help="no progress bar")
+    timed.set_defaults(handler=_bench)
 
     compared = commands.add_parser("compare", help="compare two bench receipts (exit 0 pass, 1 regression, "
                                    "2 incomparable)")
@@ -77,97 +251,94 @@ def main(argv=None):
                           help="allowed slow-down for cells timed on several threads (default: --tolerance; "
                           "`bootmark gate` uses 2)")
     compared.add_argument("--json", help="also write the machine-readable summary to this path")
+    compared.set_defaults(handler=_compare)
 
-    from . import head_to_head
     versus = commands.add_parser("versus", help="time a committed revision's engine against this checkout's, side "
                                  "by side on this box (exit 0 pass, 1 regression, 2 cannot be timed)",
                                  description=head_to_head.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    versus.add_argument("revision", help="a git commit, tag or branch of this checkout, e.g. HEAD~3")
+    versus.add_argument("revision", help="a git commit, tag or branch of bootmark's checkout, e.g. HEAD~3")
     versus.add_argument("--cells", default="", help="filter of the quick grid, e.g. method=iid or sentinel=true")
     versus.add_argument("--rounds", type=int, default=15, help="interleaved timed rounds per cell (default 15)")
     versus.add_argument("--tolerance", type=float, default=1.25, help="allowed slow-down factor (default 1.25)")
     versus.add_argument("--threaded-tolerance", type=float, default=None,
                         help="allowed slow-down for cells on several threads (default: --tolerance)")
     versus.add_argument("--no-progress", action="store_true", help="no progress bar")
+    versus.set_defaults(handler=_versus)
 
-    gated = commands.add_parser("gate", help="CI speed check: quick bench vs the newest committed quick receipt")
+    gated = commands.add_parser("gate", help="CI speed check: quick bench vs the workspace's newest quick receipt")
     gated.add_argument("--tolerance", type=float, default=1.25, help="allowed slow-down factor (default 1.25)")
     gated.add_argument("--no-progress", action="store_true", help="no progress bar")
+    gated.set_defaults(handler=_gate)
 
-    from . import memory
     swept = commands.add_parser("memory", help="peak-memory sweep over B in fresh processes; write a receipt",
                                 description=memory.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    swept.add_argument("--output-dir", default=memory.RECEIPT_DIRECTORY, help="where the receipt goes")
+    swept.add_argument("--output-dir", help="where the receipt goes (default: the workspace's receipts/memory)")
     swept.add_argument("--no-write", action="store_true", help="print the table but write no receipt")
     swept.add_argument("--no-progress", action="store_true", help="no progress bar")
+    swept.set_defaults(handler=_memory)
 
-    board = commands.add_parser("scoreboard", help="render the speed table from the newest full bench receipt")
-    board.add_argument("--readme", action="store_true", help="rewrite README.md's marked scoreboard section")
+    board = commands.add_parser("scoreboard", help="render the speed table of a bench receipt (default: the "
+                                "workspace's newest full receipt, with the newest memory receipt)")
+    board.add_argument("receipt", nargs="?", help="a bench receipt to render instead of the newest full one")
+    board.add_argument("--memory", help="with RECEIPT: a memory receipt to render beside it")
+    board.add_argument("--readme", action="store_true", help="rewrite the workspace README's marked scoreboard "
+                       "section")
+    board.set_defaults(handler=_scoreboard)
 
-    from studies import cli as study_cli
-    study_cli.add_parser(commands)
+    study_cli.add_parser(commands).set_defaults(handler=_study)
+    return parser
 
+
+def _version_line():
+    from bootmark.reference.indices import STREAM_VERSION
+    return f"bootmark {__version__} (stream version {STREAM_VERSION})"
+
+
+def _use_workspace(explicit):
+    """Resolve the workspace once and export it, so library defaults, worker processes and
+    re-executed commands all use the same folder."""
+    from . import workspace
+    found = workspace.find(explicit)
+    os.environ[workspace.ENVIRONMENT_VARIABLE] = found.root
+    return found
+
+
+def main(argv=None):
+    """Run the command line; return the exit code (module docstring)."""
+    parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command == "study":
-        return study_cli.dispatch(args, sys.argv[1:] if argv is None else None)
-    if args.command == "example":
-        print(render_s1(args.n_bootstraps, args.seed, args.alpha))
-        return 0
-    if args.command == "bench":
-        if args.samples < 3 or args.warmups < 0:
-            parser.error("--samples must be at least 3 and --warmups at least 0")
-        return _bench(args)
-    if args.command == "versus":
-        from . import compare
-        try:
-            cells = bench.select(bench.grid("quick"), bench.parse_filters(args.cells))
-            if not cells:
-                raise ValueError(f"no cell of the quick grid matches {args.cells!r}")
-            verdict = head_to_head.compare_revisions(args.revision, cells, args.tolerance, args.threaded_tolerance,
-                                                     args.rounds, show_progress=not args.no_progress)
-        except (ValueError, head_to_head.HeadToHeadError) as error:
-            print(f"bootmark versus: {error}", file=sys.stderr)
-            return compare.INCOMPARABLE
-        print(head_to_head.render_markdown(verdict))
-        return verdict["exit_code"]
-    if args.command == "gate":
-        from .gate import run_gate
-        from . import compare, receipts
-        try:
-            return run_gate(args.tolerance, show_progress=not args.no_progress)
-        except bench.TripwireError as error:
-            print(f"bootmark gate: TRIPWIRE: {error}", file=sys.stderr)
-            return 3
-        except (compare.ComparisonError, receipts.ReceiptError) as error:
-            print(f"bootmark gate: {error}", file=sys.stderr)
-            return compare.INCOMPARABLE
-    if args.command == "memory":
-        from . import receipts
-        try:
-            receipt = memory.run_sweep(show_progress=not args.no_progress)
-        except memory.MemoryRunError as error:
-            print(f"bootmark memory: {error}", file=sys.stderr)
-            return 3
-        print(memory.render_table(receipt))
-        if not args.no_write:
-            print(f"receipt: {receipts.write_receipt(receipt, args.output_dir)}")
-        return 0
-    if args.command == "scoreboard":
-        from . import scoreboard
-        if args.readme:
-            try:
-                print(f"README.md scoreboard rendered from {scoreboard.update_readme()}")
-            except (FileNotFoundError, ValueError) as error:
-                print(f"bootmark scoreboard: {error}", file=sys.stderr)
-                return 2
-        else:
-            try:
-                print(scoreboard.render_section(*scoreboard.newest_receipts()))
-            except FileNotFoundError as error:
-                print(f"bootmark scoreboard: {error}", file=sys.stderr)
-                return 2
-        return 0
-    return _compare(args)
+    args.from_shell = argv is None
+    verb = args.command + (f" {args.study_command}" if args.command == "study" else "")
+    try:
+        if getattr(args, "needs_workspace", True):
+            _use_workspace(args.workspace)
+        return args.handler(args)
+    except KeyboardInterrupt:
+        print(f"bootmark {verb}: interrupted", file=sys.stderr)
+        return INTERRUPTED
+    except BrokenPipeError:  # output piped into `head` and the like: stop quietly, as Unix tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return OK
+    except Exception as error:  # noqa: BLE001 - sorted below into user errors, stops and bugs
+        if isinstance(error, _stopped_errors()):
+            kind = "TRIPWIRE" if "Tripwire" in type(error).__name__ else "stopped"
+            print(f"bootmark {verb}: {kind}: {error}", file=sys.stderr)
+            return STOPPED
+        if isinstance(error, _user_errors()):
+            print(f"bootmark {verb}: {_one_line(error)}", file=sys.stderr)
+            return USAGE
+        traceback.print_exc()
+        print(f"bootmark {verb}: this is a bug in bootmark {__version__} ({type(error).__name__}), not a "
+              "mistake of yours; please report it with the command line and the traceback above", file=sys.stderr)
+        return BUG
+
+
+def _one_line(error):
+    """The error's message; an OSError as "cannot <what>: <reason>" without errno noise."""
+    if isinstance(error, OSError) and not type(error).__module__.startswith("bootmark") and error.strerror:
+        target = f" {error.filename}" if error.filename else ""
+        return f"cannot use{target}: {error.strerror}"
+    return str(error)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The S1 single-series example (DESIGN.md section 6), computed by the reference twin.
+"""The S1 single-series example (docs/published-figures.md), computed by the reference twin.
 
 One AR(1) series (phi = 0.7, n = 200, burn-in 500, data seed 42); 90% percentile
 intervals for its mean under the i.i.d. bootstrap and the block bootstraps with
@@ -8,9 +8,9 @@ the analytic standard error of the mean.
 
 from dataclasses import dataclass
 
-import reference
-from reference.intervals import bootstrap_standard_error
-from studies.dgp import ar1, ar1_mean_standard_error
+from bootmark import reference
+from bootmark.reference.intervals import bootstrap_standard_error
+from bootmark.studies.dgp import ar1, ar1_mean_standard_error
 
 S1_PHI = 0.7
 S1_N = 200

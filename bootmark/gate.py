@@ -24,18 +24,21 @@ against the receipt instead, as the printed reason says.
 
 import sys
 
-from . import bench, compare, head_to_head, receipts
+from . import bench, compare, head_to_head, receipts, workspace
 
 THREADED_TOLERANCE = 2.0  # one core of two lost to the host can double a two-thread time
 
 
-def baseline_path(directory=bench.RECEIPT_DIRECTORY):
-    """Newest committed receipt of the quick profile, or None."""
-    return receipts.newest_receipt(directory, "bench", lambda receipt: receipt["body"]["profile"] == "quick")
+def baseline_path(directory=None):
+    """Newest committed receipt of the quick profile in ``directory`` (default: the
+    workspace's bench receipts), or None."""
+    return receipts.newest_receipt(workspace.directory_for("bench", directory), "bench", lambda receipt: receipt["body"]["profile"] == "quick")
 
 
-def run_gate(tolerance=1.25, directory=bench.RECEIPT_DIRECTORY, show_progress=True, out=sys.stdout):
-    """Measure, compare, print; return the exit code."""
+def run_gate(tolerance=1.25, directory=None, show_progress=True, out=sys.stdout):
+    """Measure, compare, print; return the exit code. ``directory`` holds the baseline
+    receipts (default: the workspace's bench receipts)."""
+    directory = workspace.directory_for("bench", directory)
     if not tolerance > 1:  # checked before a minute of timing, not after
         raise compare.ComparisonError(f"--tolerance must be above 1 (an allowed slow-down factor), got {tolerance}")
     baseline = baseline_path(directory)

@@ -30,6 +30,7 @@ Exit codes as ``bootmark compare``: 0 pass, 1 regression, 2 the revision cannot 
 here (no git, a shallow clone without it, a method it does not have).
 """
 
+import importlib
 import io
 import json
 import os
@@ -57,9 +58,21 @@ class HeadToHeadError(RuntimeError):
     """The revision cannot be timed here; the message names the cause and the fix."""
 
 
-def export_revision(revision, destination, root=provenance.PROJECT_ROOT):
-    """Unpack ``engine/`` and ``reference/`` of git ``revision`` into ``destination``;
-    return the revision's full SHA."""
+def _checkout(root):
+    """``root``, or bootmark's own checkout; HeadToHeadError for an installed wheel."""
+    root = root or provenance.source_checkout()
+    if root is None:
+        raise HeadToHeadError("bootmark runs from an installed package, not from a git checkout of bootmark, so "
+                              "there is no committed revision of its engine to time; run this in a clone of "
+                              "bootmark's repository installed with `pip install -e .`")
+    return root
+
+
+def export_revision(revision, destination, root=None):
+    """Unpack ``engine/`` and ``reference/`` of git ``revision`` of bootmark's checkout
+    (``root``, default: the one bootmark runs from) into ``destination``; return the
+    revision's full SHA."""
+    root = _checkout(root)
     try:
         sha = subprocess.run(["git", "rev-parse", "--verify", f"{revision}^{{commit}}"], cwd=root,
                              capture_output=True, text=True, check=False)
@@ -79,11 +92,10 @@ def export_revision(revision, destination, root=provenance.PROJECT_ROOT):
 
 
 class _Worker:
-    """One side: a process importing ``engine`` from ``tree`` and timing one cell on request."""
+    """One side: a process importing the engine from ``tree`` and timing one cell on request."""
 
     def __init__(self, tree, cell, warmups, environment, log):
-        command = [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
-                   "from bootmark.head_to_head import serve; serve(sys.argv[1:])",
+        command = [sys.executable, "-c", "import sys; from bootmark.head_to_head import serve; serve(sys.argv[1:])",
                    tree, json.dumps({"cell": list(cell), "warmups": warmups})]
         self.label = f"worker on {tree}"
         self.log = log
@@ -118,17 +130,45 @@ class _Worker:
         self.process.stdout.close()
 
 
+def _import_engine(tree):
+    """Import the engine of source tree ``tree`` (its engine/ and reference/ folders) as
+    ``bootmark.engine``, in this worker process only.
+
+    Revisions since the ``bootmark`` namespace import ``bootmark.reference``: the tree goes
+    first on ``bootmark``'s package path, so both twins come from it while the harness stays
+    this installation's. Older revisions import a top-level ``reference``: the tree goes
+    first on ``sys.path`` and its ``engine`` is registered under the new name."""
+    import bootmark
+    if "bootmark.engine" in sys.modules or "bootmark.reference" in sys.modules:
+        raise HeadToHeadError("the engine was imported before the tree was chosen; the worker must import it first")
+    try:
+        with open(os.path.join(tree, "engine", "__init__.py"), encoding="utf-8") as stream:
+            older_layout = "from reference." in stream.read()
+    except OSError:
+        raise HeadToHeadError(f"the tree {tree} holds no engine/__init__.py: an engine imported here would come "
+                              "from elsewhere, not from the tree") from None
+    if older_layout:
+        sys.path.insert(0, tree)
+        engine = importlib.import_module("engine")
+        sys.modules["bootmark.engine"] = engine
+    else:
+        bootmark.__path__.insert(0, tree)
+        engine = importlib.import_module("bootmark.engine")
+    where = os.path.realpath(engine.__file__)
+    if not where.startswith(os.path.realpath(tree) + os.sep):
+        raise HeadToHeadError(f"the engine was imported from {where}, not from the tree {tree}")
+    return engine
+
+
 def serve(arguments):
-    """Worker side (run by ``_Worker``): import ``engine`` from the tree ``arguments[0]``,
+    """Worker side (run by ``_Worker``): import the engine from the tree ``arguments[0]``,
     warm up the cell in ``arguments[1]`` and time one call per "time" line on stdin."""
     tree, request = arguments[0], json.loads(arguments[1])
     replies, sys.stdout = sys.stdout, sys.stderr  # stdout carries the protocol and nothing else
+    _import_engine(tree)
     import numba
-    import engine
+
     from . import bench
-    where = os.path.realpath(engine.__file__)
-    if not where.startswith(os.path.realpath(tree) + os.sep):
-        raise HeadToHeadError(f"engine was imported from {where}, not from the tree {tree}")
     method, n, n_bootstraps, sentinel = request["cell"]
     if sentinel:
         numba.set_num_threads(1)
@@ -171,12 +211,13 @@ def _time_cell(trees, cell, rounds, warmups, progress):
 
 
 def compare_revisions(revision, cells, tolerance=1.25, threaded_tolerance=None, rounds=15, warmups=3,
-                      root=provenance.PROJECT_ROOT, show_progress=True):
+                      root=None, show_progress=True):
     """Time ``cells`` ((method, n, B, sentinel) tuples) under ``revision``'s engine and
     this checkout's, side by side; return the verdict dict (see ``compare_trees``).
 
     Raises HeadToHeadError when the revision cannot be exported or a worker fails."""
     _check_settings(tolerance, threaded_tolerance, rounds)  # before the export, not after it
+    root = _checkout(root)
     with tempfile.TemporaryDirectory(prefix="bootmark-versus-") as exported:
         sha = export_revision(revision, exported, root)
         verdict = compare_trees(exported, root, cells, tolerance, threaded_tolerance, rounds, warmups,
@@ -187,10 +228,10 @@ def compare_revisions(revision, cells, tolerance=1.25, threaded_tolerance=None, 
 
 def _check_settings(tolerance, threaded_tolerance, rounds):
     if not tolerance > 1 or (threaded_tolerance is not None and not threaded_tolerance > 1):
-        raise ValueError(f"tolerances must be above 1 (allowed slow-down factors), got {tolerance} and "
-                         f"{threaded_tolerance}")
+        raise HeadToHeadError(f"tolerances must be above 1 (allowed slow-down factors), got {tolerance} and "
+                              f"{threaded_tolerance}")
     if rounds < 3:
-        raise ValueError(f"rounds must be at least 3 (paired samples for a median interval), got {rounds}")
+        raise HeadToHeadError(f"rounds must be at least 3 (paired samples for a median interval), got {rounds}")
 
 
 def compare_trees(baseline_tree, current_tree, cells, tolerance=1.25, threaded_tolerance=None, rounds=15,

@@ -20,7 +20,6 @@ read low; each point records which measure it used.
 """
 
 import json
-import os
 import subprocess
 import sys
 
@@ -30,7 +29,6 @@ from .bench import BLOCK_LENGTH
 SIZE = 2000
 REPLICATES = (1000, 2000, 5000, 10000, 20000, 50000)
 REFUSAL_BUDGET = 256 * 2**20
-RECEIPT_DIRECTORY = os.path.join(provenance.PROJECT_ROOT, "receipts", "memory")
 
 PROGRAM = """
 import json, resource, sys
@@ -42,7 +40,7 @@ if path == "arch":
     def run(reps):
         return arch_path("moving", x, reps)()
 else:
-    import engine
+    from bootmark import engine
     method = engine_method("moving")
     def run(reps):
         if path == "engine_reduce":

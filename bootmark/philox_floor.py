@@ -10,7 +10,7 @@ OpenMP pool, which is why a bench receipt reports the "omp" threading layer.
 import numpy as np
 from numba import njit, prange
 
-from engine.draws import refill
+from bootmark.engine.draws import refill
 
 
 @njit(cache=True, parallel=True)

@@ -1,11 +1,12 @@
-"""Where and with what a receipt was made (DESIGN.md section 5).
+"""Where and with what a receipt was made (docs/receipts.md).
 
 ``collect()`` returns a plain dict that every receipt carries under ``"provenance"``:
 machine (CPU model, cores, load average at start, frequency governor if readable),
 versions (Python, numpy, numba, arch, tsbootstrap, bootmark, STREAM_VERSION, the
-OpenBLAS kernel), the Numba thread count and threading layer, the git SHA and whether
-the tree was dirty, the UTC start time and the exact command line. Nothing here reads a
-clock into a *result*: the timestamp describes the run, it never feeds a number.
+OpenBLAS kernel), the Numba thread count and threading layer, the git SHA of bootmark's
+own checkout and whether it was dirty (both null for an installed wheel), the UTC start
+time and the exact command line. Nothing here reads a clock into a *result*: the
+timestamp describes the run, it never feeds a number.
 """
 
 import datetime
@@ -16,8 +17,6 @@ import subprocess
 import sys
 
 PEERS = ("numpy", "numba", "pandas", "arch", "tsbootstrap")
-# The checkout's root: receipts, README and git live here (bootmark is installed editable).
-PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CODE_FOLDERS = ("engine", "reference", "bootmark", "studies", "scripts", "asv")
 
 
@@ -59,8 +58,27 @@ def _git(*arguments, root):
     return completed.stdout.strip() if completed.returncode == 0 else None
 
 
+def source_checkout():
+    """The root of the git checkout bootmark's code runs from, or None.
+
+    An editable install of the repository runs from its checkout, whose commit and
+    dirtiness every receipt records; an installed wheel has no checkout (its version is in
+    ``versions.bootmark``). A wheel installed into a virtual environment that happens to sit
+    inside some other git repository must not record that repository's commit, so the
+    candidate must be the repository's own top level and hold bootmark's source layout."""
+    candidate = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if not all(os.path.isfile(os.path.join(candidate, *parts))
+               for parts in (("pyproject.toml",), ("engine", "api.py"), ("reference", "specs.py"))):
+        return None
+    top = _git("rev-parse", "--show-toplevel", root=candidate)
+    return candidate if top and os.path.realpath(top) == os.path.realpath(candidate) else None
+
+
 def source_state(root):
-    """{"git_sha": full SHA or None, "dirty": bool or None} of the checkout at ``root``."""
+    """{"git_sha": full SHA or None, "dirty": bool or None} of the checkout at ``root``
+    (both None when ``root`` is None: an installed wheel)."""
+    if root is None:
+        return {"git_sha": None, "dirty": None}
     sha = _git("rev-parse", "HEAD", root=root)
     tracked = _git("status", "--porcelain", "--untracked-files=no", root=root)
     # New, unignored files in the code folders count too (they could be imported); new
@@ -75,7 +93,7 @@ def versions():
     """Versions of Python, the peers and bootmark, the stream version, and the OpenBLAS
     kernel numpy runs (``openblas_coretype``: the peers' last bits depend on it, see
     :mod:`bootmark.blas`)."""
-    from reference.indices import STREAM_VERSION
+    from bootmark.reference.indices import STREAM_VERSION
 
     from . import __version__
     from .blas import loaded_coretype
@@ -102,6 +120,6 @@ def utc_now():
 
 def collect(root=None):
     """The provenance block of a receipt started now."""
-    root = root or PROJECT_ROOT
+    root = root or source_checkout()
     return {"machine": machine(), "versions": versions(), "threads": threading_state(), "source": source_state(root),
             "started_utc": utc_now(), "command_line": [os.path.basename(sys.argv[0]), *sys.argv[1:]]}

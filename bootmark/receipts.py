@@ -3,7 +3,7 @@
 A receipt is ``{"kind", "schema_version", "provenance", "body", "content_sha256"}``.
 
 * ``kind`` names its JSON Schema, ``bootmark/schemas/<kind>.schema.json``; provenance has
-  its own schema (DESIGN.md section 5), shared by every kind.
+  its own schema (docs/receipts.md), shared by every kind.
 * ``content_sha256`` is the SHA-256 of the canonical JSON (sorted keys, no whitespace,
   UTF-8) of everything else in the receipt, so a hand-edited figure is detected on load.
 * :func:`write_receipt` writes a temporary file in the target folder, flushes and fsyncs

@@ -7,30 +7,33 @@ so a hand-typed or stale figure fails the suite.
 
 import os
 
-from . import bench, memory, provenance, receipts
+from . import bench, memory, receipts, workspace
 
 BEGIN = "<!-- scoreboard:begin (rendered by `bootmark scoreboard --readme`; do not edit) -->"
 END = "<!-- scoreboard:end -->"
-README = os.path.join(provenance.PROJECT_ROOT, "README.md")
 MODEL_SPEED_BAR = 10.0  # issue 6: the fused refit must beat tsbootstrap's residual workflow by 10x
 
 
-def newest_full_receipt(directory=bench.RECEIPT_DIRECTORY):
-    return receipts.newest_receipt(directory, "bench", lambda receipt: receipt["body"]["profile"] == "full")
+def newest_full_receipt(directory=None):
+    """The newest full-profile bench receipt in ``directory`` (default: the workspace's), or None."""
+    return receipts.newest_receipt(workspace.directory_for("bench", directory), "bench", lambda receipt: receipt["body"]["profile"] == "full")
 
 
 def _has_model_cells(receipt):
     return any(cell["method"] in bench.MODEL_METHODS for cell in receipt["body"]["cells"])
 
 
-def newest_receipts(bench_directory=bench.RECEIPT_DIRECTORY, memory_directory=memory.RECEIPT_DIRECTORY):
+def newest_receipts(bench_directory=None, memory_directory=None):
     """(newest full bench receipt, newest memory receipt, newest bench receipt with
-    model-based cells or None); FileNotFoundError if either of the first two is missing."""
+    model-based cells or None), from the workspace's receipt folders unless named;
+    FileNotFoundError if either of the first two is missing."""
+    bench_directory = workspace.directory_for("bench", bench_directory)
     speed = newest_full_receipt(bench_directory)
-    peak = receipts.newest_receipt(memory_directory, "memory")
+    peak = receipts.newest_receipt(workspace.directory_for("memory", memory_directory), "memory")
     if speed is None or peak is None:
-        raise FileNotFoundError("README's scoreboard needs a full bench receipt and a memory receipt; run "
-                                "`bootmark bench` and `bootmark memory` and commit their receipts")
+        raise FileNotFoundError(f"README's scoreboard needs a full bench receipt and a memory receipt in "
+                                f"{os.path.dirname(bench_directory)}; run `bootmark bench` and `bootmark memory`, "
+                                "or render one receipt with `bootmark scoreboard RECEIPT`")
     return speed, peak, receipts.newest_receipt(bench_directory, "bench", _has_model_cells)
 
 
@@ -49,14 +52,22 @@ def _model_part(path):
         verdicts.append(f"- n = {cell['n']}, B = {cell['n_bootstraps']}: {ratio['median']:.1f}x "
                         f"({ratio['ci_low']:.1f}-{ratio['ci_high']:.1f}); {met} the {MODEL_SPEED_BAR:g}x bar")
     provenance = receipt["provenance"]
-    return (f"### Model-based resampling: fused refit against tsbootstrap\n\nFrom `receipts/bench/"
-            f"{os.path.basename(path)}` ({provenance['started_utc']}, commit {_short_sha(provenance)}"
+    return (f"### Model-based resampling: fused refit against tsbootstrap\n\nFrom `{_shown(path)}` "
+            f"({provenance['started_utc']}, commit {_short_sha(provenance)}"
             f"{' (dirty)' if provenance['source']['dirty'] else ''}): ResidualBootstrap(AR(1), Wild()) on an AR(1) "
             f"path, the slope of every replicate. The engine's fused `ar_coef` refit against tsbootstrap "
             f"{provenance['versions'].get('tsbootstrap')}'s `bootstrap(...)` plus a vectorised OLS slope per path "
             f"(and the engine's own materialize-then-refit). The bar: the fused path at least "
             f"{MODEL_SPEED_BAR:g}x faster than tsbootstrap's in every cell, judged on the interval's lower end."
             f"\n\n{bench.render_table(shown)}\n\n" + "\n".join(verdicts))
+
+
+def _shown(path):
+    """A receipt's path as README shows it: relative to the workspace when inside it."""
+    root = workspace.find().root
+    absolute = os.path.realpath(path)
+    inside = absolute.startswith(root + os.sep)
+    return os.path.relpath(absolute, root) if inside else path
 
 
 def _short_sha(provenance):
@@ -66,22 +77,22 @@ def _short_sha(provenance):
 def _memory_part(path):
     receipt = receipts.load_receipt(path)
     body, provenance = receipt["body"], receipt["provenance"]
-    return (f"### Peak memory\n\nFrom `receipts/memory/{os.path.basename(path)}` "
+    return (f"### Peak memory\n\nFrom `{_shown(path)}` "
             f"({provenance['started_utc']}, commit {_short_sha(provenance)}): MiB of resident memory "
             f"each request added at its peak, in a fresh process, for n = {body['n']} and the {body['method']} "
             f"bootstrap (block length {body['block_length']}).\n\n{memory.render_table(receipt)}")
 
 
-def render_section(path, memory_path, model_path=None):
+def render_section(path, memory_path=None, model_path=None):
     """The marked section: the speed table of the bench receipt at ``path`` (hardware and
-    versions first), the memory table of the receipt at ``memory_path``, then the
+    versions first), the memory table of the receipt at ``memory_path`` if given, then the
     model-based cells of ``model_path`` if given."""
     receipt = receipts.load_receipt(path)
     provenance = receipt["provenance"]
     versions = provenance["versions"]
     peers = ", ".join(f"{name} {versions[name]}" for name in ("arch", "tsbootstrap") if versions.get(name))
     skipped = "".join(f"\n\nNot timed: {path} ({reason})." for path, reason in receipt["body"]["skipped_paths"].items())
-    header = (f"From `receipts/bench/{os.path.basename(path)}`: {provenance['machine']['cpu_model']}, "
+    header = (f"From `{_shown(path)}`: {provenance['machine']['cpu_model']}, "
               f"{provenance['machine']['cores']} cores, {provenance['threads']['numba_threads']} Numba threads "
               f"({provenance['threads']['threading_layer']}); Python {versions['python']}, numpy {versions['numpy']}, "
               f"numba {versions['numba']}, {peers}; commit {_short_sha(provenance)}"
@@ -91,9 +102,9 @@ def render_section(path, memory_path, model_path=None):
               "a 95% moving-block bootstrap interval. LOSS marks an interval wholly below 1.")
     full = dict(receipt, body=dict(receipt["body"], cells=[cell for cell in receipt["body"]["cells"]
                                                             if cell["method"] not in bench.MODEL_METHODS]))
+    peak = f"\n\n{_memory_part(memory_path)}" if memory_path else ""
     model = f"\n\n{_model_part(model_path)}" if model_path else ""
-    return (f"{BEGIN}\n{header}{skipped}\n\n{bench.render_table(full)}\n\n{_memory_part(memory_path)}{model}\n"
-            f"{END}")
+    return f"{BEGIN}\n{header}{skipped}\n\n{bench.render_table(full)}{peak}{model}\n{END}"
 
 
 def replace_section(text, section):
@@ -112,8 +123,10 @@ def is_current(text, paths):
     return current_section(text) == render_section(*paths)
 
 
-def update_readme(readme=README, directory=bench.RECEIPT_DIRECTORY):
-    """Rewrite README's scoreboard from the newest receipts; return their paths."""
+def update_readme(readme=None, directory=None):
+    """Rewrite the workspace README's scoreboard (or ``readme``'s) from the newest
+    receipts; return their paths."""
+    readme = readme or workspace.find().readme
     paths = newest_receipts(directory)
     with open(readme) as stream:
         text = stream.read()

@@ -1,6 +1,6 @@
 """Settled, interleaved timing and the confidence interval of a median ratio.
 
-Timing protocol (DESIGN.md section 5): every path gets untimed warm-ups at the real
+Timing protocol (docs/receipts.md): every path gets untimed warm-ups at the real
 shape, then ``samples`` rounds in which every path runs once, always in the same order,
 so a busy moment of a shared machine lands on all of them. A ratio is taken within a
 round (adjacent samples), never across runs.
@@ -51,7 +51,7 @@ def ratio_block_length(rounds):
 def median_ratio(numerators, denominators, confidence=RATIO_CONFIDENCE):
     """Median of per-round ratios numerator/denominator with a moving-block bootstrap
     percentile interval: {"median", "ci_low", "ci_high", "confidence", "block_length"}."""
-    import engine
+    from bootmark import engine
 
     if len(numerators) != len(denominators) or len(numerators) < 3:
         raise ValueError(f"need at least 3 paired rounds, got {len(numerators)} and {len(denominators)}")

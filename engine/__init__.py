@@ -6,19 +6,23 @@ stated in ``engine/reduce.py`` (model-based methods: ``engine/models.py``). Meth
 specs and errors are the reference's own.
 
 Importing this package compiles nothing: each kernel compiles on its first call and is
-cached on disk (``cache=True``: in ``__pycache__`` beside each module, or under
-``NUMBA_CACHE_DIR`` when that is set). Kernels release the GIL and run on
+cached on disk, in a user cache folder named after the engine's sources, never inside the
+installed package (``bootmark/engine/cache.py``; ``NUMBA_CACHE_DIR`` overrides it). Kernels release the GIL and run on
 ``numba.get_num_threads()`` threads; results do not depend on the thread count.
 """
 
-from reference.errors import (BlockLengthWarning, BootmarkError, DataTypeError, ErrorCode, InvalidDataError,
+from .cache import install_locator
+
+install_locator()  # before any kernel below is decorated: the locator is chosen then
+
+from bootmark.reference.errors import (BlockLengthWarning, BootmarkError, DataTypeError, ErrorCode, InvalidDataError,
                               InvalidParameterError, ParameterTypeError, SkippedReplicatesWarning)
-from reference.specs import (AR, IID, BlockWild, CircularBlock, MovingBlock, NonOverlappingBlock, ResidualBootstrap,
+from bootmark.reference.specs import (AR, IID, BlockWild, CircularBlock, MovingBlock, NonOverlappingBlock, ResidualBootstrap,
                              SieveAR, StationaryBlock, TaperedBlock, Wild)
 
-from reference.api import ConfidenceInterval
-from reference.blocklength import BlockLengthEstimate
-from reference.models import ModelFit
+from bootmark.reference.api import ConfidenceInterval
+from bootmark.reference.blocklength import BlockLengthEstimate
+from bootmark.reference.models import ModelFit
 
 from .api import DEFAULT_MEMORY_BUDGET, BootstrapResult, ReduceResult, bootstrap, bootstrap_reduce, conf_int
 from .blocklength import optimal_block_length

@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from reference.api import checked_interval, prepare_arguments, statistic_layout
-from reference.errors import ErrorCode, InvalidParameterError, ParameterTypeError
-from reference.models import FIT_OK, no_indices_error, settle_refits
-from reference.specs import IID, TaperedBlock, check_statistic, check_statistic_for_method, is_model_method
-from reference.validation import as_probability, statistic_components
+from bootmark.reference.api import checked_interval, prepare_arguments, statistic_layout
+from bootmark.reference.errors import ErrorCode, InvalidParameterError, ParameterTypeError
+from bootmark.reference.models import FIT_OK, no_indices_error, settle_refits
+from bootmark.reference.specs import IID, TaperedBlock, check_statistic, check_statistic_for_method, is_model_method
+from bootmark.reference.validation import as_probability, statistic_components
 
 from . import models
 from . import reduce as kernels

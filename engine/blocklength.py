@@ -34,8 +34,8 @@ import math
 
 import numpy as np
 
-from reference import blocklength as reference_blocklength
-from reference.blocklength import check_estimable, check_long_run_variance
+from bootmark.reference import blocklength as reference_blocklength
+from bootmark.reference.blocklength import check_estimable, check_long_run_variance
 
 from .data import as_array
 

@@ -18,9 +18,9 @@ from itertools import chain
 import numpy as np
 
 # The reference owns the limit and the wording of its errors; reuse them, not copies.
-from reference.data import FIX_TYPE, MAX_MAGNITUDE, MAX_OBSERVATIONS, range_error, reject_temporal
-from reference.errors import DataTypeError, ErrorCode, InvalidDataError
-from reference.validation import finite_float
+from bootmark.reference.data import FIX_TYPE, MAX_MAGNITUDE, MAX_OBSERVATIONS, range_error, reject_temporal
+from bootmark.reference.errors import DataTypeError, ErrorCode, InvalidDataError
+from bootmark.reference.validation import finite_float
 
 _FIX_NOT_FINITE = "drop or impute NaN, infinite and overflowing values (at {}) before bootstrapping"
 _FIX_DIMENSIONS = "pass one series (1-D) or n rows of d variables (2-D)"

@@ -9,7 +9,7 @@ order, so rejections cost one more word exactly as in the reference.
 import numpy as np
 from numba import njit
 
-from reference.draws import Purpose
+from bootmark.reference.draws import Purpose
 
 from .philox import philox4x32_10
 

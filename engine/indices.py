@@ -8,8 +8,8 @@ the three cannot drift apart. Replicate b's row depends only on (seed, b).
 import numpy as np
 from numba import njit
 
-from reference.indices import STREAM_VERSION
-from reference.specs import IID, CircularBlock, MovingBlock, NonOverlappingBlock, StationaryBlock, TaperedBlock
+from bootmark.reference.indices import STREAM_VERSION
+from bootmark.reference.specs import IID, CircularBlock, MovingBlock, NonOverlappingBlock, StationaryBlock, TaperedBlock
 
 from .draws import (BLOCK_LENGTH, BLOCK_START, COUNT, GUIDE_SHIFT, SPAN, THRESHOLDS, bounded, geometric_table,
                     refill, refill_from)

@@ -24,7 +24,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from reference.intervals import CALIBRATED, INTERVAL_KINDS, check_kind
+from bootmark.reference.intervals import CALIBRATED, INTERVAL_KINDS, check_kind
 
 __all__ = ["INTERVAL_KINDS", "bootstrap_standard_error", "calibrated_levels", "check_kind", "interval", "tail_levels"]
 

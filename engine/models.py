@@ -44,9 +44,9 @@ import math
 import numpy as np
 from numba import njit
 
-from reference.models import (FIT_EXPLOSIVE, FIT_OK, FIT_SINGULAR, GAUSSIAN_TOLERANCE, MAMMEN_HIGH, MAMMEN_LOW,
+from bootmark.reference.models import (FIT_EXPLOSIVE, FIT_OK, FIT_SINGULAR, GAUSSIAN_TOLERANCE, MAMMEN_HIGH, MAMMEN_LOW,
                               MAMMEN_THRESHOLD, SINGULAR_TOLERANCE, TWO_PI, ModelArithmetic, resolve_model)
-from reference.specs import IID, WILD_DISTRIBUTIONS, Wild
+from bootmark.reference.specs import IID, WILD_DISTRIBUTIONS, Wild
 
 from .blocklength import estimate_block_length
 from .data import Series

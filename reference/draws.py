@@ -1,4 +1,4 @@
-"""Random words and the exact distributions built on them (DESIGN.md section 3, steps 3-4).
+"""Random words and the exact distributions built on them (docs/streams.md).
 
 A *stream* is identified by (replicate key, purpose, series). Its t-th 32-bit word is
 lane ``t % 4`` of ``philox4x32_10(counter, key)`` with the counter

@@ -1,4 +1,4 @@
-"""Index rows: which source positions replicate b is made of (DESIGN.md section 3).
+"""Index rows: which source positions replicate b is made of (docs/streams.md).
 
 Every method draws block starts from the replicate's ``Purpose.BLOCK_START`` stream,
 one bounded integer per block, and (stationary only) block lengths from its

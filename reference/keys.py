@@ -1,4 +1,4 @@
-"""Seed -> root key -> replicate key (DESIGN.md section 3, steps 1-2).
+"""Seed -> root key -> replicate key (docs/streams.md).
 
 * ``root_key(seed)``: an integer seed in [0, 2**128) becomes a 128-bit root key
   (two 64-bit halves). With ``mix64`` the SplitMix64 finaliser (a bijection of 64-bit

@@ -75,7 +75,7 @@ lengths count observations, t indexes time 0 .. n-1, and u = 2**-53.
      draws.py); radius = sqrt(-2 ln(1 - u1)) (1 - u1 is exact and in (0, 1]),
      angle = ``TWO_PI`` * u2; V_2i = radius cos(angle), V_2i+1 = radius sin(angle).
      log, cos and sin come from libm, so these are the one draw the twins compare
-     within a tolerance (DESIGN.md 3.4): within ``GAUSSIAN_TOLERANCE`` = 2**-48 absolute
+     within a tolerance (docs/streams.md): within ``GAUSSIAN_TOLERANCE`` = 2**-48 absolute
      (|V| <= 8.58); every other draw here is integer arithmetic, bitwise equal.
 7. **Rebuild.** Initial values: every replicate starts with the observed x_0 .. x_{p-1}
    (x*_t = x_t exactly for t < p), so replicates are conditional on the start as the

@@ -26,7 +26,7 @@ PROGRAM = """
 import time
 start = time.perf_counter()
 import numpy as np
-import engine
+from bootmark import engine
 x = np.random.default_rng(0).standard_normal(2000)
 engine.bootstrap_reduce(x, engine.MovingBlock(10), "mean", seed=1)
 print(time.perf_counter() - start)

@@ -20,13 +20,13 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import reference  # noqa: E402
-from reference.draws import Purpose, WordStream  # noqa: E402
-from reference.indices import STREAM_VERSION, index_rows  # noqa: E402
-from reference.keys import replicate_key, root_key  # noqa: E402
-from reference.models import (ARITHMETIC, block_offset, multipliers, replicate_paths,  # noqa: E402
+from bootmark import reference  # noqa: E402
+from bootmark.reference.draws import Purpose, WordStream  # noqa: E402
+from bootmark.reference.indices import STREAM_VERSION, index_rows  # noqa: E402
+from bootmark.reference.keys import replicate_key, root_key  # noqa: E402
+from bootmark.reference.models import (ARITHMETIC, block_offset, multipliers, replicate_paths,  # noqa: E402
                               residual_indices, resolve_model)
-from reference.data import as_series  # noqa: E402
+from bootmark.reference.data import as_series  # noqa: E402
 
 SEEDS = [0, 42, 2**100 + 3]
 N = 17

@@ -1,9 +1,14 @@
 """``bootmark study list | run ID | verify RECEIPT | show RECEIPT | render``.
 
+A study is named by its id (newest version), ``ID-vN``, or the path of a protocol file.
+The registered protocols S1 to S4 ship with bootmark; a workspace's ``protocols/`` folder
+adds its own (docs/protocols.md describes the format).
+
 Exit codes of ``run``: 0 every registered criterion passed, 1 the run finished and some
 criterion failed (the receipt records it), 2 bad usage or protocol, 3 the run stopped
 (tripwire, non-finite outcome, run-directory conflict); its chunks stay for ``--resume``.
-``verify`` exits 0 when every check holds, else 1.
+``verify`` exits 0 when every check holds, 1 when one fails, 2 when the receipt cannot be
+read or its peers are not installed.
 """
 
 import argparse
@@ -19,7 +24,9 @@ def add_parser(commands):
     study = commands.add_parser("study", help="registered coverage studies: list, run, verify, show, render",
                                 description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     actions = study.add_subparsers(dest="study_command", required=True)
-    actions.add_parser("list", help="the registered protocols and their receipts")
+    listed = actions.add_parser("list", help="the registered protocols (shipped and the workspace's) and their "
+                                "newest receipts")
+    listed.set_defaults(study_handler=_list)
     run = actions.add_parser("run", help="run a registered study and write its receipt")
     run.add_argument("study", help="study id (newest version), ID-vN, or a protocol .toml path")
     run.add_argument("--profile", default=REGISTERED_PROFILE,
@@ -27,55 +34,64 @@ def add_parser(commands):
     run.add_argument("--workers", type=int, default=1, help="local worker processes (default 1: this process)")
     run.add_argument("--scheduler", help="dask.distributed scheduler address (e.g. tcp://host:8786)")
     run.add_argument("--resume", action="store_true", help="continue an interrupted run from its checkpoints")
-    run.add_argument("--run-dir", help="checkpoint directory (default runs/<id>-v<version>-<profile>-<sha>)")
-    run.add_argument("--output-dir", default=None, help="where the receipt goes (default receipts/studies)")
+    run.add_argument("--run-dir", help="checkpoint directory (default: the workspace's "
+                     "runs/<id>-v<version>-<profile>-<sha>)")
+    run.add_argument("--output-dir", default=None, help="where the receipt goes (default: the workspace's "
+                     "receipts/studies)")
     run.add_argument("--no-write", action="store_true", help="print the table but write no receipt")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.set_defaults(study_handler=_run)
     verify = actions.add_parser("verify", help="check a receipt's schema, hash, protocol and replay series bitwise")
     verify.add_argument("receipt")
     verify.add_argument("--all", action="store_true", help="replay every series, not a sample")
     verify.add_argument("--sample", type=int, default=20, help="series to replay (default 20)")
     verify.add_argument("--sample-seed", type=int, help="seed of the sample choice (default: fresh, printed)")
+    verify.set_defaults(study_handler=_verify)
     show = actions.add_parser("show", help="print a receipt's coverage table, verdicts and published figures")
     show.add_argument("receipt")
+    show.set_defaults(study_handler=_show)
     render = actions.add_parser("render", help="coverage tables and charts from the newest receipts")
-    render.add_argument("--readme", action="store_true", help="rewrite README.md's marked coverage section")
+    render.add_argument("--readme", action="store_true", help="rewrite the workspace README's marked coverage "
+                        "section")
+    render.set_defaults(study_handler=_render)
+    return study
 
 
-def _list():
+def _list(args):
     from . import protocol, report
     newest = report.newest_study_receipts()
     for found in protocol.registered():
+        where = found.source_path if found.source_path and not found.source_path.startswith(
+            protocol.PROTOCOL_DIRECTORY) else None
         path = newest.get((found.id, found.version), (None,))[0]
         receipt = os.path.basename(path) if path else "no receipt yet"
         profiles = ", ".join(f"{p.name} ({p.series} series)" for p in found.profiles.values() if p) \
             or f"registered ({found.replicates} replicates)"
-        print(f"{found.id}-v{found.version}  {found.title}\n    profiles: {profiles}\n    newest: {receipt}")
+        print(f"{found.id}-v{found.version}  {found.title}" + (f"\n    file: {where}" if where else "")
+              + f"\n    profiles: {profiles}\n    newest: {receipt}")
     return OK
 
 
 def _run(args):
     from bootmark import provenance
 
+    from . import peers
     from . import protocol as protocols
     from . import runner, summary
-    try:
-        found = protocols.find(args.study)
-        if found.kind == "coverage":
-            found.profile(args.profile)
-    except protocols.ProtocolError as error:
-        print(f"bootmark study run: {error}", file=sys.stderr)
-        return USAGE
+    found = protocols.find(args.study)
+    if found.kind == "coverage":
+        found.profile(args.profile)
+        peers.require_installed(resampler.peer for resampler in found.resamplers)
+    if args.workers < 1:
+        raise protocols.ProtocolError(f"--workers must be at least 1, got {args.workers}")
+    if not args.no_write:  # checked before the run, not after it
+        from bootmark import workspace
+        workspace.writable_directory("study", args.output_dir)
     started = provenance.collect()
     if found.kind != "coverage":
         return _run_process(found, started, args)
-    try:
-        body = runner.run_study(found, args.profile, workers=args.workers, scheduler=args.scheduler,
-                                run_directory=args.run_dir, resume=args.resume, show_progress=not args.no_progress)
-    except runner.StudyError as error:
-        kind = "TRIPWIRE" if isinstance(error, runner.TripwireError) else "stopped"
-        print(f"bootmark study run: {kind}: {error}", file=sys.stderr)
-        return STOPPED
+    body = runner.run_study(found, args.profile, workers=args.workers, scheduler=args.scheduler,
+                            run_directory=args.run_dir, resume=args.resume, show_progress=not args.no_progress)
     started["finished_utc"] = provenance.utc_now()
     print(summary.render_table(body["results"], 1.0 - found.alpha))
     return _record(args, "study", started, body, f"{found.id}-v{found.version}-{args.profile}")
@@ -83,14 +99,12 @@ def _run(args):
 
 def _record(args, kind, started, body, tag):
     """Write the receipt (unless --no-write); the exit code from the criteria judged."""
-    from bootmark import receipts
-
-    from . import report
+    from bootmark import receipts, workspace
     if args.no_write:
         print("(receipt not written: --no-write)")
     else:
-        path = receipts.write_receipt(receipts.seal(kind, started, body), args.output_dir or report.STUDY_DIRECTORY,
-                                      tag=tag)
+        path = receipts.write_receipt(receipts.seal(kind, started, body),
+                                      workspace.directory_for(kind, args.output_dir), tag=tag)
         print(f"receipt: {path}")
     judged = [verdict for verdict in body["results"]["criteria"] if verdict["judged"]]
     return OK if all(verdict["passed"] for verdict in judged) else CRITERION_FAILED
@@ -102,9 +116,9 @@ def _run_process(found, started, args):
 
     from . import multipliers
     if args.profile != REGISTERED_PROFILE or args.workers != 1 or args.scheduler or args.resume:
-        print(f"bootmark study run: {found.id} is a process study: it runs whole, in this process, in seconds "
-              "(no --profile, --workers, --scheduler or --resume)", file=sys.stderr)
-        return USAGE
+        from .protocol import ProtocolError
+        raise ProtocolError(f"{found.id} is a process study: it runs whole, in this process, in seconds "
+                            "(no --profile, --workers, --scheduler or --resume)")
     body = multipliers.run(found, show_progress=not args.no_progress)
     started["finished_utc"] = provenance.utc_now()
     print(multipliers.render_table(body["results"]))
@@ -112,11 +126,16 @@ def _run_process(found, started, args):
 
 
 def _verify(args):
-    from bootmark.receipts import ReceiptError
+    from bootmark.receipts import ReceiptError, load_receipt
 
     from .runner import StudyError
     from .verify import verify
+    if not os.path.isfile(args.receipt):
+        raise ReceiptError(f"no receipt file {args.receipt!r}; name a study receipt, e.g. from receipts/studies/")
+    if args.sample < 1:
+        raise ReceiptError(f"--sample must be at least 1, got {args.sample}")
     try:
+        _require_peers_of(load_receipt(args.receipt))
         result = verify(args.receipt, args.sample, args.all, args.sample_seed)
     except (ReceiptError, StudyError) as error:
         print(f"bootmark study verify: {error}", file=sys.stderr)
@@ -125,15 +144,27 @@ def _verify(args):
     return OK if result.passed else CRITERION_FAILED
 
 
+def _require_peers_of(receipt):
+    """A study receipt whose resamplers need a peer that is not installed cannot replay:
+    say so in one line (PeerNotInstalledError) before any work."""
+    from . import peers
+    from . import protocol as protocols
+    if receipt["kind"] != "study":
+        return
+    study = receipt["body"]["study"]
+    found = protocols.parse(study["protocol_text"], study["file"])
+    peers.require_installed(resampler.peer for resampler in found.resamplers)
+
+
 def _show(args):
     from bootmark.receipts import ReceiptError, load_receipt
 
     from . import summary
-    try:
-        body = load_receipt(args.receipt)["body"]
-    except ReceiptError as error:
-        print(f"bootmark study show: {error}", file=sys.stderr)
-        return USAGE
+    if not os.path.isfile(args.receipt):
+        raise ReceiptError(f"no receipt file {args.receipt!r}; name a study receipt, e.g. from receipts/studies/")
+    body = load_receipt(args.receipt)["body"]
+    if "study" not in body:
+        raise ReceiptError(f"{args.receipt} is a {load_receipt(args.receipt)['kind']} receipt, not a study receipt")
     study = body["study"]
     if study.get("kind") == "multiplier_autocorrelation":
         from .multipliers import render_table
@@ -147,6 +178,8 @@ def _show(args):
 
 
 def _render(args):
+    from bootmark.cli import UsageError
+
     from . import report
     try:
         if args.readme:
@@ -155,8 +188,7 @@ def _render(args):
         else:
             print(report.render_section()[0])
     except (FileNotFoundError, ValueError) as error:
-        print(f"bootmark study render: {error}", file=sys.stderr)
-        return USAGE
+        raise UsageError(str(error)) from None
     return OK
 
 
@@ -179,5 +211,4 @@ def dispatch(args, command_line=None):
     shell, which lets run and verify re-execute with the BLAS kernel pinned."""
     if args.study_command in ("run", "verify"):
         _pin_blas_kernel(command_line)
-    return {"list": lambda: _list(), "run": lambda: _run(args), "verify": lambda: _verify(args),
-            "show": lambda: _show(args), "render": lambda: _render(args)}[args.study_command]()
+    return args.study_handler(args)

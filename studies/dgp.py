@@ -1,7 +1,7 @@
 """Data-generating processes with a known truth.
 
 Series are drawn with numpy's PCG64 (``numpy.random.default_rng(seed)``), the
-generator the published figures of DESIGN.md section 6 were made with; the bootstrap
+generator the published figures of docs/published-figures.md were made with; the bootstrap
 streams are bootmark's own.
 
 Each process is a frozen dataclass with
@@ -24,8 +24,8 @@ from types import MappingProxyType
 
 import numpy as np
 
-from reference.errors import ErrorCode, InvalidParameterError
-from reference.validation import as_integer
+from bootmark.reference.errors import ErrorCode, InvalidParameterError
+from bootmark.reference.validation import as_integer
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ def ar1_mean_standard_error(n, phi, innovation_sd=1.0):
     """Large-n standard error of the sample mean of a stationary AR(1).
 
     (sigma / sqrt(n)) * sqrt((1 + phi) / (1 - phi)), with sigma = innovation_sd /
-    sqrt(1 - phi**2) the process standard deviation (DESIGN.md section 6, S1).
+    sqrt(1 - phi**2) the process standard deviation (docs/published-figures.md, S1).
     """
     sigma = innovation_sd / math.sqrt(1.0 - phi * phi)
     return sigma / math.sqrt(n) * math.sqrt((1.0 + phi) / (1.0 - phi))
@@ -237,7 +237,7 @@ class ARMA11:
 
 @dataclass(frozen=True)
 class HeteroskedasticAR1:
-    """AR(1) with a variance step (DESIGN.md section 6, S2).
+    """AR(1) with a variance step (docs/published-figures.md, S2).
 
     x_0 = z_0 / sqrt(1 - phi**2); x_t = phi x_{t-1} + s_t e_t for t = 1..n - 1, with
     s_t = ``first_sd`` in the first half of the shocks and ``second_sd`` in the second.

@@ -47,7 +47,7 @@ def _engine_replicates(spec, x, protocol, seed):
     kernel (``"ar_coef"``, column 1); for any other method it is computed on each
     resampled path by ``studies.dgp.ols_ar1_slope``.
     """
-    import engine
+    from bootmark import engine
     method = spec.method()
     if protocol.statistic == "mean":
         result = engine.bootstrap_reduce(x, method, "mean", protocol.n_bootstraps, seed)
@@ -69,8 +69,8 @@ def _block_length(method):
 
 
 def _engine_outcome(spec, x, protocol, seed):
-    from engine.api import calibration_points
-    from engine.intervals import bootstrap_standard_error, interval
+    from bootmark.engine.api import calibration_points
+    from bootmark.engine.intervals import bootstrap_standard_error, interval
     result, replicates, point = _engine_replicates(spec, x, protocol, seed)
     bounds = []
     for kind in spec.kinds:

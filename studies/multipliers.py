@@ -7,7 +7,7 @@ has mean 0 otherwise, so the multiplier process has autocorrelation
 
     rho(h) = P(t and t+h in one block) = max(0, 1 - h / L),
 
-the triangular law (DESIGN.md section 6, S3). The study draws the engine's own
+the triangular law (docs/published-figures.md, S3). The study draws the engine's own
 multipliers and phases (``engine.models.multipliers`` and ``block_offset``: the streams a
 ``BlockWild`` replicate uses) for ``replicates`` replicates of ``length`` residuals and
 estimates rho(h) as the mean of v_t v_{t+h} over t and replicates. Its Monte Carlo SE is
@@ -64,6 +64,7 @@ class MultiplierProtocol:
     text: str
     sha256: str
     kind: str = KIND
+    source_path: str = None  # the file it was loaded from (not part of its text or hash)
     statistic: str = "multiplier autocorrelation"
 
     @property
@@ -110,8 +111,8 @@ def parse(table, text, file_name, field, positive, error):
 
 def multiplier_process(protocol, replicate):
     """v_0 .. v_{length-1} of one replicate: the engine's block multipliers on its phase grid."""
-    from engine import models
-    from reference.models import block_count
+    from bootmark.engine import models
+    from bootmark.reference.models import block_count
     length, size = protocol.length, protocol.block_length
     offset = models.block_offset(size, protocol.root_seed, replicate)
     values = models.multipliers(protocol.distribution, block_count(length, size, offset), protocol.root_seed,

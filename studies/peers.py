@@ -69,8 +69,8 @@ from typing import Callable, Mapping
 import numpy as np
 
 from bootmark.provenance import package_version
-from reference.errors import DataTypeError, ErrorCode, InvalidDataError, InvalidParameterError, ParameterTypeError
-from reference.validation import check_alpha, check_n_bootstraps, check_seed
+from bootmark.reference.errors import DataTypeError, ErrorCode, InvalidDataError, InvalidParameterError, ParameterTypeError
+from bootmark.reference.validation import check_alpha, check_n_bootstraps, check_seed
 
 #: Inner replicates of arch's nested bootstrap for kind "studentized", per outer replicate.
 #: arch's default is 1000, which costs B * 1000 resamples: 45 s a call at n=200, B=999 on
@@ -92,7 +92,7 @@ ARCH_METHODS = MappingProxyType({
 TSBOOTSTRAP_KINDS = ("percentile", "basic")
 
 _INSTALL_HINT = MappingProxyType({
-    "arch": "pip install 'bootmark[dev]' (arch==8.0.0)",
+    "arch": "pip install 'arch==8.0.0' (a dependency of bootmark: reinstall bootmark to restore it)",
     "tsbootstrap": "pip install 'bootmark[peers]' (tsbootstrap==0.7.3)",
 })
 
@@ -103,6 +103,22 @@ class PeerNotInstalledError(ModuleNotFoundError):
     def __init__(self, package):
         super().__init__(f"{package} is not installed, so its resamplers cannot run: "
                          f"{_INSTALL_HINT[package]}", name=package)
+        self.package = package
+
+    def __reduce__(self):  # rebuilt from the package name when it crosses a process boundary
+        return type(self), (self.package,)
+
+
+def require_installed(peer_names):
+    """Raise :class:`PeerNotInstalledError` for the first peer package in ``peer_names``
+    (resampler peer names such as "tsbootstrap.MovingBlock", or None for engine
+    resamplers) that is not installed; checked before a run or a replay starts."""
+    for name in peer_names:
+        if name is None:
+            continue
+        package = PEER_RESAMPLERS[name].package if name in PEER_RESAMPLERS else name.split(".")[0]
+        if package in _INSTALL_HINT and package_version(package) is None:
+            raise PeerNotInstalledError(package)
 
 
 class PeerFailure(RuntimeError):

@@ -30,7 +30,7 @@ import hashlib
 import os
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 
 if sys.version_info >= (3, 11):
@@ -40,6 +40,8 @@ else:  # pragma: no cover - Python 3.10
 
 from .dgp import make_process
 
+# The registered protocols that ship with bootmark (package data); a workspace's own
+# protocols/ folder adds to them.
 PROTOCOL_DIRECTORY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "protocols")
 MODEL_METHODS = ("ResidualBootstrap", "SieveAR")
 ENGINE_METHODS = ("IID", "MovingBlock", "CircularBlock", "StationaryBlock", "NonOverlappingBlock") + MODEL_METHODS
@@ -76,7 +78,7 @@ class ResamplerSpec:
 
     def method(self):
         """The engine's method spec (engine resamplers only)."""
-        import engine
+        from bootmark import engine
         settings = dict(self.settings)
         if self.engine == "IID":
             return engine.IID()
@@ -184,6 +186,7 @@ class Protocol:
     text: str
     sha256: str
     kind: str = "coverage"
+    source_path: str = None  # the file it was loaded from (not part of its text or hash)
 
     def process(self):
         return make_process(self.dgp_name, dict(self.dgp_parameters))
@@ -276,6 +279,19 @@ def _criterion(table, where, resamplers, ns):
     return criterion
 
 
+def _published(table, where):
+    """A :class:`PublishedFigure` from one ``[[published]]`` table; unknown keys refused."""
+    from dataclasses import fields
+    known = [f.name for f in fields(PublishedFigure)]
+    unknown = sorted(set(table) - set(known))
+    if unknown:
+        raise ProtocolError(f"{where}: unknown field(s) {unknown}; a published figure takes {', '.join(known)}")
+    missing = [name for name in ("resampler", "kind", "n", "value", "source") if name not in table]
+    if missing:
+        raise ProtocolError(f"{where}: missing field(s) {missing}")
+    return PublishedFigure(**table)
+
+
 def parse(text, file_name):
     """A :class:`Protocol` from TOML ``text``; ``file_name`` must be ``<id>-v<version>.toml``."""
     where = file_name
@@ -336,9 +352,18 @@ def parse(text, file_name):
         chunk_series=_positive(_field(design, "chunk_series", int, where, 25, required=False), "chunk_series", where),
         resamplers=resamplers,
         criteria=tuple(_criterion(item, f"{where} [[criteria]]", by_name, ns) for item in table.get("criteria", [])),
-        published=tuple(PublishedFigure(**item) for item in table.get("published", [])),
+        published=tuple(_published(item, f"{where} [[published]]") for item in table.get("published", [])),
         profiles=MappingProxyType(profiles), file_name=file_name, text=text,
         sha256=hashlib.sha256(text.encode()).hexdigest())
+    peers = [spec.name for spec in resamplers if spec.peer is not None]
+    if peers and statistic != "mean":
+        raise ProtocolError(f"{where}: the peer resamplers {peers} compute intervals for the mean only; "
+                            f"drop them or use statistic = \"mean\" (this study's is {statistic!r})")
+    trends = [c.id for c in protocol.criteria if c.test == "increases_with_n"]
+    single = [name for name, profile in profiles.items() if len(profile.n) < 2]
+    if trends and single:
+        raise ProtocolError(f"{where}: profile(s) {single} have one n, but criteria {trends} (increases_with_n) "
+                            "need at least two; give each profile two or more n")
     process = protocol.process()  # the process's own checks, before any run
     if statistic not in process.statistics:
         raise ProtocolError(f"{where}: process {protocol.dgp_name!r} has no truth for statistic {statistic!r}; "
@@ -347,25 +372,65 @@ def parse(text, file_name):
 
 
 def load(path):
-    """Parse the protocol file at ``path``."""
-    with open(path, "rb") as stream:
-        data = stream.read()
-    return parse(data.decode("utf-8"), os.path.basename(path))
+    """Parse the protocol file at ``path``; an unreadable file is a :class:`ProtocolError`."""
+    try:
+        with open(path, "rb") as stream:
+            text = stream.read().decode("utf-8")
+    except OSError as error:
+        raise ProtocolError(f"cannot read protocol {path}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise ProtocolError(f"protocol {path} is not UTF-8 text") from None
+    return replace(parse(text, os.path.basename(path)), source_path=os.path.abspath(path))
 
 
-def registered(directory=PROTOCOL_DIRECTORY):
-    """All protocols in ``directory``, sorted by id then version."""
-    found = [load(os.path.join(directory, name)) for name in sorted(os.listdir(directory))
-             if name.endswith(".toml")]
+def protocol_files(directory):
+    """The .toml files in ``directory``, sorted by name."""
+    return [os.path.join(directory, name) for name in sorted(os.listdir(directory)) if name.endswith(".toml")]
+
+
+def protocol_paths(directory=None):
+    """{"<ID>-v<N>": path} of every registered protocol: those in ``directory`` alone when
+    given, else the shipped ones plus the workspace's ``protocols/`` folder.
+
+    Raises
+    ------
+    ProtocolError
+        The same ``ID-vN`` is defined twice (the message names both files).
+    """
+    from bootmark import workspace
+    if directory is not None:
+        folders = [directory]
+    else:
+        own = workspace.find().protocols
+        folders = [PROTOCOL_DIRECTORY] + ([own] if os.path.isdir(own) else [])
+    paths = {}
+    for folder in folders:
+        for path in protocol_files(folder):
+            match = _FILE_NAME.match(os.path.basename(path))
+            key = f"{match['id']}-v{int(match['version'])}" if match else os.path.basename(path)
+            if key in paths:
+                raise ProtocolError(f"study {key} is defined twice, in {paths[key]} and in {path}; rename one "
+                                    "(a new version is a new file, <ID>-v<N+1>.toml)")
+            paths[key] = path
+    return paths
+
+
+def registered(directory=None):
+    """All registered protocols (see :func:`protocol_paths`), sorted by id then version."""
+    found = [load(path) for path in protocol_paths(directory).values()]
     return sorted(found, key=lambda p: (p.id, p.version))
 
 
-def find(study, directory=PROTOCOL_DIRECTORY):
+def find(study, directory=None):
     """The protocol named by ``study``: an id (newest version), ``ID-vN``, or a path to a .toml file."""
-    if study.endswith(".toml") and os.path.exists(study):
+    if study.endswith(".toml"):
+        if not os.path.isfile(study):
+            raise ProtocolError(f"no protocol file {study!r}; give an existing .toml path or a study id "
+                                "(see `bootmark study list`)")
         return load(study)
-    matches = [p for p in registered(directory) if p.id == study or f"{p.id}-v{p.version}" == study]
+    found = registered(directory)
+    matches = [p for p in found if p.id == study or f"{p.id}-v{p.version}" == study]
     if not matches:
-        known = ", ".join(sorted({p.id for p in registered(directory)}))
+        known = ", ".join(sorted({p.id for p in found}))
         raise ProtocolError(f"no registered study {study!r}; registered: {known} (see `bootmark study list`)")
     return matches[-1]

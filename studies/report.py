@@ -3,27 +3,26 @@
 For each registered study, the newest receipt of its registered profile (by start time)
 is rendered: a table of delivered coverage with Wilson 95% intervals, mean width and SE
 ratio, the criteria verdicts and the published figures beside ours, and a chart of
-nominal vs delivered coverage (``receipts/studies/charts/<ID>-v<version>.png``). No
+nominal vs delivered coverage (``<workspace>/receipts/studies/charts/<ID>-v<version>.png``). No
 figure is typed by hand.
 """
 
 import os
 
-from bootmark import provenance, receipts
+from bootmark import receipts, workspace
 
 from . import protocol as protocols
 
-STUDY_DIRECTORY = os.path.join(provenance.PROJECT_ROOT, "receipts", "studies")
-CHART_DIRECTORY = os.path.join(STUDY_DIRECTORY, "charts")
-README = os.path.join(provenance.PROJECT_ROOT, "README.md")
 BEGIN = "<!-- coverage:begin (rendered by `bootmark study render --readme`; do not edit) -->"
 END = "<!-- coverage:end -->"
 
 
-def newest_study_receipts(directory=STUDY_DIRECTORY, profile="registered"):
+def newest_study_receipts(directory=None, profile="registered"):
     """{(study id, version): (path, receipt)} of the newest receipt of each study in
-    ``profile``, from one scan of ``directory``; a process study has one profile."""
+    ``profile``, from one scan of ``directory`` (default: the workspace's study receipts);
+    a process study has one profile."""
     newest = {}
+    directory = workspace.directory_for("study", directory)
     for key, path, receipt in sorted(receipts.scan(directory, ("study", "process")), key=lambda item: item[0]):
         body = receipt["body"]
         if body.get("profile", {"name": profile})["name"] == profile:
@@ -31,8 +30,9 @@ def newest_study_receipts(directory=STUDY_DIRECTORY, profile="registered"):
     return newest
 
 
-def chart_path(body, directory=CHART_DIRECTORY):
-    return os.path.join(directory, f"{body['study']['id']}-v{body['study']['version']}.png")
+def chart_path(body, directory=None):
+    """Where the chart of the study receipt ``body`` goes (default: the workspace's charts)."""
+    return os.path.join(directory or workspace.find().charts, f"{body['study']['id']}-v{body['study']['version']}.png")
 
 
 def draw_chart(body, path):
@@ -162,9 +162,12 @@ def render_process(body, receipt_path, chart_link=None):
     return "\n".join(lines)
 
 
-def render_section(directory=STUDY_DIRECTORY, chart_directory=CHART_DIRECTORY, draw=True):
-    """(markdown, receipt paths) for every registered study that has a receipt."""
+def render_section(directory=None, chart_directory=None, draw=True):
+    """(markdown, receipt paths) for every registered study that has a receipt; receipts
+    and charts default to the workspace's folders, and links are relative to its root."""
     parts, paths = [], []
+    root = workspace.find().root
+    directory = workspace.directory_for("study", directory)
     newest = newest_study_receipts(directory)
     for protocol in protocols.registered():
         if (protocol.id, protocol.version) not in newest:
@@ -175,9 +178,8 @@ def render_section(directory=STUDY_DIRECTORY, chart_directory=CHART_DIRECTORY, d
         process = "profile" not in body
         if draw:
             (draw_process_chart if process else draw_chart)(body, chart)
-        link = os.path.relpath(chart, provenance.PROJECT_ROOT)
-        parts.append((render_process if process else render_study)(body, os.path.relpath(path, provenance.PROJECT_ROOT),
-                                                                   link))
+        link = os.path.relpath(chart, root)
+        parts.append((render_process if process else render_study)(body, os.path.relpath(path, root), link))
         paths.append(path)
     if not parts:
         raise FileNotFoundError(f"no study receipt in {directory}; run `bootmark study run S1` first")
@@ -195,8 +197,10 @@ def current_section(text):
     return text.split(BEGIN, 1)[1].split(END, 1)[0].strip("\n")
 
 
-def update_readme(readme=README):
-    """Rewrite README's coverage section (and the charts); return the receipts used."""
+def update_readme(readme=None):
+    """Rewrite the workspace README's coverage section (or ``readme``'s) and the charts;
+    return the receipts used."""
+    readme = readme or workspace.find().readme
     section, paths = render_section()
     with open(readme, encoding="utf-8") as stream:
         text = stream.read()

@@ -28,14 +28,13 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 
-from bootmark import blas, provenance
+from bootmark import blas, provenance, workspace
 from bootmark.receipts import canonical_json
 
 from . import summary
 from .evaluate import evaluate, series_seeds
 from .protocol import parse
 
-RUN_ROOT = os.path.join(provenance.PROJECT_ROOT, "runs")
 # Test hook only: seconds each chunk waits before returning, so a test can kill a run
 # midway. It changes when chunks finish, never what they hold.
 CHUNK_DELAY_VARIABLE = "BOOTMARK_STUDY_CHUNK_DELAY"
@@ -149,11 +148,13 @@ def _manifest(protocol, profile):
     return {"protocol_sha256": protocol.sha256, "profile": profile.name, "series": profile.series,
             "n": list(profile.n), "resamplers": list(profile.resamplers),
             "versions": {key: versions[key] for key in ("numpy", "numba", "arch", "tsbootstrap", "stream_version")},
-            "git_sha": provenance.source_state(provenance.PROJECT_ROOT)["git_sha"]}
+            "git_sha": provenance.source_state(provenance.source_checkout())["git_sha"]}
 
 
 def default_run_directory(protocol, profile_name):
-    return os.path.join(RUN_ROOT, f"{protocol.id}-v{protocol.version}-{profile_name}-{protocol.sha256[:12]}")
+    """``<workspace>/runs/<id>-v<version>-<profile>-<protocol SHA-256 prefix>``."""
+    name = f"{protocol.id}-v{protocol.version}-{profile_name}-{protocol.sha256[:12]}"
+    return os.path.join(workspace.find().runs, name)
 
 
 def _write_json_atomically(path, value):

@@ -1,6 +1,6 @@
 """Monte Carlo truths for processes without a closed form, cached as receipts.
 
-A truth receipt (kind ``truth``, in ``receipts/studies/truth/``) records the process,
+A truth receipt (kind ``truth``, in the workspace's ``receipts/studies/truth/``) records the process,
 n, the number of draws, the generator seed, the mean and standard deviation of the
 statistic over the draws, and the Monte Carlo error of that standard deviation
 (sd / sqrt(2 (draws - 1)), its large-sample SE for a near-normal statistic). The first
@@ -14,12 +14,11 @@ from dataclasses import asdict
 
 import numpy as np
 
-from bootmark import provenance, receipts
+from bootmark import provenance, receipts, workspace
 
 from .dgp import Truth, ols_ar1_slope
 
-TRUTH_DIRECTORY = os.path.join(provenance.PROJECT_ROOT, "receipts", "studies", "truth")
-TRUTH_DRAWS = 200_000  # as the published S2 truth (DESIGN.md section 6)
+TRUTH_DRAWS = 200_000  # as the published S2 truth (docs/published-figures.md)
 TRUTH_SEED = 20260701
 CHUNK_DRAWS = 10_000  # keeps a chunk of n = 600 paths under 50 MB
 
@@ -42,11 +41,13 @@ def simulate_slope_truth(process, n, draws=TRUTH_DRAWS, seed=TRUTH_SEED):
     return float(np.mean(slopes)), float(np.std(slopes, ddof=1))
 
 
-def heteroskedastic_slope_truth(process, n, draws=TRUTH_DRAWS, seed=TRUTH_SEED, directory=TRUTH_DIRECTORY):
+def heteroskedastic_slope_truth(process, n, draws=TRUTH_DRAWS, seed=TRUTH_SEED, directory=None):
     """The :class:`~studies.dgp.Truth` of the OLS slope, from the cache or a new run.
 
     Its value is the process's phi (what an interval should cover); its SE is the Monte
-    Carlo standard deviation of the slope."""
+    Carlo standard deviation of the slope. ``directory`` holds the truth receipts (default:
+    the workspace's ``receipts/studies/truth``)."""
+    directory = workspace.directory_for("truth", directory)
     path = receipts.newest_receipt(directory, "truth", _matches(process, n, draws, seed))
     if path is None:
         started = provenance.collect()

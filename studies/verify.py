@@ -76,8 +76,9 @@ def verify(path, sample=DEFAULT_SAMPLE, replay_all=False, sample_seed=None, prot
     protocol = protocols.parse(study["protocol_text"], study["file"])
     report.check(protocol.sha256 == study["protocol_sha256"], "protocol text matches its recorded SHA-256",
                  "the embedded protocol text does not hash to protocol_sha256")
-    registered = os.path.join(protocol_directory or protocols.PROTOCOL_DIRECTORY, study["file"])
-    if os.path.exists(registered):
+    registered = {os.path.basename(path): path for path in protocols.protocol_paths(protocol_directory).values()}
+    registered = registered.get(study["file"], "")
+    if registered:
         report.check(protocols.load(registered).sha256 == protocol.sha256,
                      f"registered protocol {study['file']} is unchanged",
                      f"registered protocol {study['file']} was edited after this receipt was made; "

@@ -22,3 +22,22 @@ def pytest_configure(config):
     if problem:
         import pytest
         pytest.exit(f"the test process cannot compute study outcomes: {problem}", returncode=3)
+
+
+# This checkout is the tests' workspace (its pyproject.toml has [tool.bootmark]), whatever
+# the current directory. Pinned per test, so a test that runs the CLI in-process with
+# --workspace (which exports the variable) cannot leak its folder into the next test.
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _pin_workspace():
+    import pytest
+
+    @pytest.fixture(autouse=True)
+    def repository_workspace(monkeypatch):
+        monkeypatch.setenv("BOOTMARK_WORKSPACE", REPOSITORY)
+
+    return repository_workspace
+
+
+repository_workspace = _pin_workspace()

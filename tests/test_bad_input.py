@@ -15,10 +15,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import engine
-import reference
-import reference.data
-from reference.errors import (BlockLengthWarning, BootmarkError, DataTypeError, ErrorCode, InvalidDataError,
+from bootmark import engine
+from bootmark import reference
+import bootmark.reference.data
+from bootmark.reference.errors import (BlockLengthWarning, BootmarkError, DataTypeError, ErrorCode, InvalidDataError,
                               InvalidParameterError, ParameterTypeError)
 
 TWINS = [reference, engine]

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from arch.bootstrap import optimal_block_length as arch_optimal_block_length
 
-import reference
+from bootmark import reference
 
 
 def _ar1(phi, n, seed):
@@ -89,7 +89,7 @@ def test_auto_resolves_to_the_estimate():
 def test_negative_control_bandwidth_one_lag_short_disagrees_with_arch(monkeypatch):
     """The agreement test has teeth: reading m-hat as the paper's "last significant lag"
     (one lag less than arch's convention) moves the estimates off arch's."""
-    from reference import blocklength
+    from bootmark.reference import blocklength
 
     correct = blocklength.flat_top_bandwidth
     monkeypatch.setattr(blocklength, "flat_top_bandwidth", lambda m_hat, m_max: correct(m_hat, m_max) - 1)

@@ -24,18 +24,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import engine
-import engine.api
-import engine.intervals
-import engine.keys
-import reference
-import reference.api
-import reference.intervals
-from engine import parallel as engine_parallel
-from reference.errors import ErrorCode, InvalidParameterError, ParameterTypeError
-from reference.indices import row_builder
-from reference.keys import MASK64, inner_root, mix64, replicate_key, replicate_word, root_key
-from studies.dgp import ar1
+from bootmark import engine
+import bootmark.engine.api
+import bootmark.engine.intervals
+import bootmark.engine.keys
+from bootmark import reference
+import bootmark.reference.api
+import bootmark.reference.intervals
+from bootmark.engine import parallel as engine_parallel
+from bootmark.reference.errors import ErrorCode, InvalidParameterError, ParameterTypeError
+from bootmark.reference.indices import row_builder
+from bootmark.reference.keys import MASK64, inner_root, mix64, replicate_key, replicate_word, root_key
+from bootmark.studies.dgp import ar1
 from test_engine_api import mean_bound
 
 U = 2.0 ** -53

@@ -4,7 +4,8 @@ import os
 
 import pytest
 
-from studies import report
+from bootmark import workspace
+from bootmark.studies import report
 
 
 @pytest.fixture(scope="module")
@@ -14,7 +15,7 @@ def rendered():
 
 def test_readme_coverage_section_is_what_the_receipts_render(rendered):
     section, paths = rendered
-    with open(report.README, encoding="utf-8") as stream:
+    with open(workspace.find().readme, encoding="utf-8") as stream:
         text = stream.read()
     assert report.current_section(text) == section, \
         "README.md's coverage section is stale: run `bootmark study render --readme`"

@@ -11,11 +11,11 @@ from statistics import NormalDist
 import pytest
 from scipy import stats
 
-import reference
-from reference import indices as indices_module
-from reference.draws import Purpose, WordStream, geometric_table
-from reference.indices import index_rows
-from reference.keys import replicate_key, root_key
+from bootmark import reference
+from bootmark.reference import indices as indices_module
+from bootmark.reference.draws import Purpose, WordStream, geometric_table
+from bootmark.reference.indices import index_rows
+from bootmark.reference.keys import replicate_key, root_key
 
 FAMILY_ALPHA = 1e-4
 

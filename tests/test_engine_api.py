@@ -15,10 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import engine
-import reference
-from engine import parallel as engine_parallel
-from engine import reduce as engine_reduce
+from bootmark import engine
+from bootmark import reference
+from bootmark.engine import parallel as engine_parallel
+from bootmark.engine import reduce as engine_reduce
 
 U = 2.0 ** -53
 SPECS = [reference.MovingBlock, reference.CircularBlock, reference.NonOverlappingBlock,
@@ -164,7 +164,7 @@ def test_float32_paths_are_the_rounded_float64_paths():
 
 
 def test_int32_guard_fires_before_any_allocation(monkeypatch):
-    import engine.data
+    import bootmark.engine.data
 
     monkeypatch.setattr(engine.data, "MAX_OBSERVATIONS", 10)
     with pytest.raises(engine.InvalidDataError) as info:

@@ -22,14 +22,14 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-import engine
-import reference
-from engine import models as engine_models
-from engine import parallel as engine_parallel
-from engine.data import as_array
-from reference import models as reference_models
-from reference.data import as_series
-from reference.keys import replicate_key, root_key
+from bootmark import engine
+from bootmark import reference
+from bootmark.engine import models as engine_models
+from bootmark.engine import parallel as engine_parallel
+from bootmark.engine.data import as_array
+from bootmark.reference import models as reference_models
+from bootmark.reference.data import as_series
+from bootmark.reference.keys import replicate_key, root_key
 from test_models import NEAR_UNIT_ROOT, ar_series, lstsq_fit
 
 U = 2.0 ** -53

@@ -10,16 +10,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import reference
-from engine import draws as engine_draws
-from engine import parallel as engine_parallel
-from engine.indices import index_matrix
-from engine.keys import replicate_key as engine_replicate_key
-from engine.keys import root_key as engine_root_key
-from engine.philox import philox4x32_10 as engine_philox
-from reference.draws import geometric_table
-from reference.indices import index_rows
-from reference.keys import replicate_key, root_key
+from bootmark import reference
+from bootmark.engine import draws as engine_draws
+from bootmark.engine import parallel as engine_parallel
+from bootmark.engine.indices import index_matrix
+from bootmark.engine.keys import replicate_key as engine_replicate_key
+from bootmark.engine.keys import root_key as engine_root_key
+from bootmark.engine.philox import philox4x32_10 as engine_philox
+from bootmark.reference.draws import geometric_table
+from bootmark.reference.indices import index_rows
+from bootmark.reference.keys import replicate_key, root_key
 from test_philox import known_answer_mismatches
 
 seeds = st.integers(min_value=0, max_value=(1 << 128) - 1)

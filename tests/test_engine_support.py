@@ -35,16 +35,16 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy.signal import lfilter
 
-import engine.blocklength as eb
-import engine.data as ed
-import engine.intervals as ei
-import engine.taper as et
-import reference.blocklength as rb
-import reference.data as rd
-import reference.intervals as ri
-import reference.taper as rt
-from reference.errors import BlockLengthWarning, BootmarkError, ErrorCode, InvalidDataError, InvalidParameterError
-from reference.specs import IID, CircularBlock, MovingBlock, NonOverlappingBlock, StationaryBlock, TaperedBlock
+import bootmark.engine.blocklength as eb
+import bootmark.engine.data as ed
+import bootmark.engine.intervals as ei
+import bootmark.engine.taper as et
+import bootmark.reference.blocklength as rb
+import bootmark.reference.data as rd
+import bootmark.reference.intervals as ri
+import bootmark.reference.taper as rt
+from bootmark.reference.errors import BlockLengthWarning, BootmarkError, ErrorCode, InvalidDataError, InvalidParameterError
+from bootmark.reference.specs import IID, CircularBlock, MovingBlock, NonOverlappingBlock, StationaryBlock, TaperedBlock
 
 SETTINGS = settings(deadline=None, max_examples=60)
 BLOCK_LENGTH_REL = 1e-10
@@ -646,7 +646,7 @@ def test_negative_control_taper_with_a_one_ulp_scale_error(monkeypatch):
 
 
 def test_chunks_cover_every_replicate_once_in_order():
-    from engine.parallel import chunk_bounds
+    from bootmark.engine.parallel import chunk_bounds
     for replicates, nanoseconds, threads in [(1, 10**9, 2), (999, 4_000_000, 2), (10_000, 10**9, 2), (5, 10**9, 4)]:
         bounds = chunk_bounds(replicates, nanoseconds, threads)
         assert bounds[0] == 0 and bounds[-1] == replicates

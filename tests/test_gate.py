@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from bootmark import compare, gate, head_to_head, receipts
-from engine.parallel import NEGATIVE_CONTROL_SLEEP
+from bootmark.engine.parallel import NEGATIVE_CONTROL_SLEEP
 
 
 def baseline_commit_is_here(tmp_path):
@@ -45,7 +45,7 @@ def test_a_baseline_from_a_kinder_host_is_cleared_head_to_head(tmp_path):
     # sentinel's arch control ran 3x slower: the screen flags that cell, and timing HEAD's
     # own engine against this checkout must clear it.
     original = receipts.load_receipt(gate.baseline_path())
-    sha = head_to_head.provenance.source_state(head_to_head.provenance.PROJECT_ROOT)["git_sha"]
+    sha = head_to_head.provenance.source_state(head_to_head.provenance.source_checkout())["git_sha"]
     if sha is None or not baseline_commit_is_here(tmp_path / "export"):
         pytest.skip("no git history to time the baseline's commit from")
     body = copy.deepcopy(original["body"])

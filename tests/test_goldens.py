@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from reference.indices import STREAM_VERSION
+from bootmark.reference.indices import STREAM_VERSION
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))

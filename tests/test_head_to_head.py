@@ -71,7 +71,7 @@ def test_a_tree_without_an_engine_is_refused_not_timed_as_this_checkout(tmp_path
 @pytest.mark.parametrize("settings, message", [({"tolerance": 1.0}, "above 1"), ({"threaded_tolerance": 0.5}, "above 1"),
                                                ({"rounds": 2}, "at least 3")])
 def test_bad_settings_are_refused_before_any_work(settings, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(head_to_head.HeadToHeadError, match=message):
         head_to_head.compare_revisions("no-such-revision", [CELL], **settings)
 
 
@@ -80,7 +80,7 @@ def test_an_unknown_revision_names_itself_and_the_fix():
         head_to_head.compare_revisions("no-such-revision", [CELL], show_progress=False)
 
 
-HAS_HISTORY = provenance.source_state(provenance.PROJECT_ROOT)["git_sha"] is not None
+HAS_HISTORY = provenance.source_state(provenance.source_checkout())["git_sha"] is not None
 
 
 @pytest.mark.skipif(not HAS_HISTORY, reason="this checkout is not a git repository")
@@ -97,5 +97,5 @@ def test_the_real_engine_against_its_own_head_agrees_bit_for_bit(tmp_path):
 
 
 def test_the_negative_control_switch_is_the_engines():
-    from engine.parallel import NEGATIVE_CONTROL_SLEEP
+    from bootmark.engine.parallel import NEGATIVE_CONTROL_SLEEP
     assert head_to_head.NEGATIVE_CONTROL_SLEEP == NEGATIVE_CONTROL_SLEEP

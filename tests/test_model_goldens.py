@@ -14,8 +14,8 @@ import sys
 
 import numpy as np
 
-import engine
-from reference.indices import STREAM_VERSION
+from bootmark import engine
+from bootmark.reference.indices import STREAM_VERSION
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))

@@ -1,8 +1,8 @@
 """Model-based resampling in the reference twin (reference/models.py), checked against
 answers from outside the sampler: exact enumeration of the multiplier rules, numpy's
 least squares and eigenvalues, an AIC/BIC computed here with numpy, a recursion rebuilt
-here, and the triangular autocorrelation law of block-wild multipliers (DESIGN.md
-section 6, S3). Each important check has a negative control showing that a broken rule
+here, and the triangular autocorrelation law of block-wild multipliers
+(docs/published-figures.md, S3). Each important check has a negative control showing that a broken rule
 fails it.
 
 Tolerances, stated where they are used:
@@ -24,12 +24,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import reference
-from reference import models
-from reference.data import as_series
-from reference.draws import Purpose, WordStream
-from reference.keys import replicate_key, root_key
-from reference.models import (ARITHMETIC, MAMMEN_HIGH, MAMMEN_LOW, MAMMEN_THRESHOLD, block_offset, multipliers,
+from bootmark import reference
+from bootmark.reference import models
+from bootmark.reference.data import as_series
+from bootmark.reference.draws import Purpose, WordStream
+from bootmark.reference.keys import replicate_key, root_key
+from bootmark.reference.models import (ARITHMETIC, MAMMEN_HIGH, MAMMEN_LOW, MAMMEN_THRESHOLD, block_offset, multipliers,
                               replicate_paths, resolve_model, synthetic_errors)
 
 NEAR_UNIT_ROOT = [0.0, -0.45, -2.29, -0.71, 2.58, 2.96, 4.21, 5.41, 6.06, 6.67, 7.61, 6.96]
@@ -435,7 +435,7 @@ def block_multiplier_process(count, block_length, replicates, seed, fixed_phase=
 
 
 def test_block_wild_multipliers_have_the_triangular_autocorrelation_law():
-    # DESIGN.md S3: L = 10, Rademacher, 2,000 replicates: 0.904, 0.513 and 0.007 at lags
+    # docs/published-figures.md, S3: L = 10, Rademacher, 2,000 replicates: 0.904, 0.513 and 0.007 at lags
     # 1, 5 and 12, on the law max(0, 1 - h / L). Correlations across replicates at a
     # fixed pair of positions (sd about (1 - rho^2) / sqrt(2000) <= 0.023), here at the
     # pair (9, 9 + h), and pooled over 40 starting positions.
@@ -494,7 +494,7 @@ def test_ar_zero_is_the_mean_plus_resampled_centred_data():
 
 
 def test_explosive_skip_drops_counts_and_warns_both_twins_alike():
-    import engine
+    from bootmark import engine
     method = reference.ResidualBootstrap(reference.AR(1), explosive="skip")
     paths = reference.bootstrap(NEAR_UNIT_ROOT, method, 20, seed=1).values()
     # which replicates are explosive, decided outside the sampler: |phi| >= 1 by lstsq
@@ -552,7 +552,7 @@ def test_model_based_reference_runs_without_numpy_in_an_isolated_interpreter():
     program = f"""
 import sys
 sys.path.insert(0, {str(root)!r})
-import reference as rf
+from bootmark import reference as rf
 x = [0.5, -1.0, 2.0, 0.25, 1.5, -0.75, 0.0, 1.0, 0.3, -0.2, 0.9, 1.1, -0.4, 0.6]
 rf.conf_int(x, "ar_coef", rf.ResidualBootstrap(rf.AR(1), rf.BlockWild("gaussian", "auto")), n_bootstraps=20, seed=1)
 rf.bootstrap(x, rf.SieveAR(innovation=rf.Wild("mammen")), n_bootstraps=3, seed=1).values()

@@ -4,7 +4,7 @@ import dataclasses
 
 import pytest
 
-from studies import multipliers, protocol
+from bootmark.studies import multipliers, protocol
 
 
 @pytest.fixture(scope="module")
@@ -15,7 +15,7 @@ def s3():
 def test_the_process_is_the_reference_twins_block_wild_draws(s3):
     # Outside check: the reference twin's multiplier stream and phase for the same
     # (seed, replicate) build the same process, bit for bit.
-    from reference import keys, models
+    from bootmark.reference import keys, models
     for replicate in (0, 7, 1999):
         key = keys.replicate_key(keys.root_key(s3.root_seed), replicate)
         offset = models.block_offset(s3.block_length, key)

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import reference as twin
+from bootmark import reference as twin
 
 # An AR(1)-like series with some persistence, written out so the test does not depend on
 # any random generator. Its index is deliberately not 0..n-1.

@@ -5,7 +5,7 @@ The vectors come from Random123's own test suite, not from this code.
 
 import pytest
 
-from reference import philox
+from bootmark.reference import philox
 
 KNOWN_ANSWERS = [
     ((0x00000000, 0x00000000, 0x00000000, 0x00000000), (0x00000000, 0x00000000),

@@ -41,9 +41,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import reference as twin
-from reference import reduce as ref_reduce
-from reference.specs import check_statistic
+from bootmark import reference as twin
+from bootmark.reference import reduce as ref_reduce
+from bootmark.reference.specs import check_statistic
 
 # Hypothesis draws degenerate block lengths on purpose; their warning is tested elsewhere.
 pytestmark = pytest.mark.filterwarnings("ignore::reference.errors.BlockLengthWarning")

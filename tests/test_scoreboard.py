@@ -2,19 +2,19 @@
 
 import pytest
 
-from bootmark import scoreboard
+from bootmark import scoreboard, workspace
 
 
 def test_readme_scoreboard_is_what_the_newest_receipts_render():
     paths = scoreboard.newest_receipts()  # fails if either receipt is missing
-    with open(scoreboard.README) as stream:
+    with open(workspace.find().readme) as stream:
         text = stream.read()
     assert scoreboard.is_current(text, paths), "README.md's scoreboard is stale: run `bootmark scoreboard --readme`"
 
 
 def test_negative_control_a_typed_figure_is_caught():
     paths = scoreboard.newest_receipts()
-    with open(scoreboard.README) as stream:
+    with open(workspace.find().readme) as stream:
         text = stream.read()
     section = scoreboard.current_section(text)
     first_ratio = section.index(" | win |")

@@ -1,4 +1,4 @@
-"""The stream contract (DESIGN.md section 3) in the reference twin."""
+"""The stream contract (docs/streams.md) in the reference twin."""
 
 from fractions import Fraction
 
@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import reference
-from reference.draws import MASK32, Purpose, WordStream, geometric_table
-from reference.indices import index_rows, row_builder
-from reference.keys import MASK64, mix64, replicate_key, root_key
-from reference.philox import philox4x32_10
+from bootmark import reference
+from bootmark.reference.draws import MASK32, Purpose, WordStream, geometric_table
+from bootmark.reference.indices import index_rows, row_builder
+from bootmark.reference.keys import MASK64, mix64, replicate_key, root_key
+from bootmark.reference.philox import philox4x32_10
 
 seeds = st.integers(min_value=0, max_value=(1 << 128) - 1)
 

@@ -1,7 +1,7 @@
 """Study machinery without runs: processes and their truths, protocols, summaries, criteria.
 
 Known answers come from outside the code: closed-form variances checked by simulation,
-scipy's Wilson interval, the published S2 Monte Carlo truth (DESIGN.md section 6).
+scipy's Wilson interval, the published S2 Monte Carlo truth (docs/published-figures.md).
 """
 
 import math
@@ -10,8 +10,8 @@ import os
 import numpy as np
 import pytest
 
-from studies import dgp, protocol, summary
-from studies.evaluate import series_seeds
+from bootmark.studies import dgp, protocol, summary
+from bootmark.studies.evaluate import series_seeds
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 CI_PROTOCOL = os.path.join(TESTS, "protocols", "CI-v1.toml")
@@ -52,7 +52,7 @@ def test_ar1_is_the_published_recursion():
 
 
 def test_heteroskedastic_truth_matches_the_published_monte_carlo():
-    # DESIGN.md section 6: true SE 0.045326 from 200,000 draws; both estimates carry an
+    # docs/published-figures.md: true SE 0.045326 from 200,000 draws; both estimates carry an
     # MC error of sd / sqrt(2 (draws - 1)).
     truth = dgp.HeteroskedasticAR1().truth(600)
     assert truth.value == 0.5
@@ -122,7 +122,7 @@ def test_criteria_verdicts():
 
 
 def test_published_z_combines_both_monte_carlo_errors():
-    figure = protocol.PublishedFigure("r", "percentile", 200, 0.496, "DESIGN.md", series=2000)
+    figure = protocol.PublishedFigure("r", "percentile", 200, 0.496, "docs/published-figures.md", series=2000)
     entry = summary.compare_published(figure, _rows((200, 0.51)))
     assert entry["z"] == pytest.approx(0.014 / math.sqrt(0.51 * 0.49 / 2000 + 0.496 * 0.504 / 2000))
 
@@ -191,7 +191,7 @@ def test_standard_error_criteria():
 
 
 def test_model_based_resamplers_parse_to_engine_specs():
-    import engine
+    from bootmark import engine
     text = _text().replace('''[[resamplers]]
 name = "engine.StationaryBlock(5)"''', '''[[resamplers]]
 name = "engine.Sieve"

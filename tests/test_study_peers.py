@@ -17,16 +17,16 @@ from types import MappingProxyType
 import numpy as np
 import pytest
 
-import studies.peers as peers
-from reference.errors import DataTypeError, ErrorCode, InvalidDataError, InvalidParameterError, ParameterTypeError
-from studies.peers import PEER_RESAMPLERS, STUDENTIZE_REPS, PeerFailure, PeerNotInstalledError, peer_versions
+import bootmark.studies.peers as peers
+from bootmark.reference.errors import DataTypeError, ErrorCode, InvalidDataError, InvalidParameterError, ParameterTypeError
+from bootmark.studies.peers import PEER_RESAMPLERS, STUDENTIZE_REPS, PeerFailure, PeerNotInstalledError, peer_versions
 
 arch_bootstrap = pytest.importorskip("arch.bootstrap")
 
 
 
 def ar1(n, phi, seed, burn_in=500):
-    """x_t = phi x_{t-1} + e_t, e ~ N(0, 1), x_0 = 0, first burn_in dropped (DESIGN.md S1).
+    """x_t = phi x_{t-1} + e_t, e ~ N(0, 1), x_0 = 0, first burn_in dropped (docs/published-figures.md, S1).
     Drawn here rather than by studies.dgp so these checks do not move when the DGPs do."""
     shocks = np.random.default_rng(seed).standard_normal(n + burn_in)
     path = np.empty(n + burn_in)
@@ -122,7 +122,7 @@ SUBPROCESS_CASES = [(name, kind) for name in ARCH_NAMES for kind in FAST_KINDS] 
 PROGRAM = """
 import json, sys
 import numpy as np
-from studies.peers import PEER_RESAMPLERS
+from bootmark.studies.peers import PEER_RESAMPLERS
 request = json.load(sys.stdin)
 x = np.array([float.fromhex(v) for v in request["series"]])
 out = []
@@ -208,7 +208,7 @@ def test_kind_mapping_matches_archs_own_conf_int(kind, method):
 # ------------------------------------------------------------------ negative controls
 
 def test_negative_control_alpha_passed_as_size_fails_the_check():
-    """The mistake DESIGN.md section 7 warns about: conf_int's size is the coverage."""
+    """A mistake easy to make with arch: conf_int's size is the coverage, not alpha."""
     name = "arch.MovingBlockBootstrap"
     replicates = arch_replicates(name)
     broken = arch_resampler(name).conf_int(lambda y: y.mean(), B, method="percentile", size=ALPHA)

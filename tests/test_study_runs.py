@@ -18,9 +18,9 @@ import time
 
 import pytest
 
-from bootmark import blas, receipts
-from studies import evaluate, protocol, report, runner
-from studies.verify import verify
+from bootmark import blas, receipts, workspace
+from bootmark.studies import evaluate, protocol, runner
+from bootmark.studies.verify import verify
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 CI_PROTOCOL = os.path.join(TESTS, "protocols", "CI-v1.toml")
@@ -151,11 +151,12 @@ def test_verify_catches_an_edited_summary(in_process_body, tmp_path):
 
 
 def test_study_command_pins_the_blas_kernel_itself(in_process_body, tmp_path):
-    # Started without OPENBLAS_CORETYPE (numpy would pick this CPU's kernel), the command
-    # re-executes itself pinned and the receipt replays.
+    # Started on another kernel than the pinned one, the command re-executes itself pinned
+    # and the receipt replays. Sandybridge runs on any x86-64 with AVX; merely unsetting the
+    # variable is not enough where the CPU's own kernel is already the pinned one (AMD EPYC).
     path = _seal(in_process_body, tmp_path)
     command = os.path.join(os.path.dirname(sys.executable), "bootmark")
-    environment = {key: value for key, value in os.environ.items() if key != blas.CORETYPE_VARIABLE}
+    environment = {**os.environ, blas.CORETYPE_VARIABLE: "Sandybridge"}
     completed = subprocess.run([command, "study", "verify", path, "--sample", "3", "--sample-seed", "1"],
                                env=environment, capture_output=True, text=True, timeout=600)
     assert completed.returncode == 0, completed.stdout + completed.stderr
@@ -164,7 +165,7 @@ def test_study_command_pins_the_blas_kernel_itself(in_process_body, tmp_path):
 
 
 def test_verify_recomputes_a_truth_receipt_and_catches_a_changed_one(tmp_path):
-    from studies import dgp, truth
+    from bootmark.studies import dgp, truth
     truth.heteroskedastic_slope_truth(dgp.HeteroskedasticAR1(), 80, draws=3000, seed=5, directory=str(tmp_path / "a"))
     [path] = glob.glob(str(tmp_path / "a" / "*.json"))
     report_ = verify(path)
@@ -178,8 +179,8 @@ def test_verify_recomputes_a_truth_receipt_and_catches_a_changed_one(tmp_path):
 
 def test_committed_receipts_match_their_registered_protocols():
     # Protocol immutability: a protocol with a committed receipt is never edited.
-    paths = sorted(glob.glob(os.path.join(report.STUDY_DIRECTORY, "study-*.json"))
-                   + glob.glob(os.path.join(report.STUDY_DIRECTORY, "process-*.json")))
+    paths = sorted(glob.glob(os.path.join(workspace.find().receipt_directory("study"), "study-*.json"))
+                   + glob.glob(os.path.join(workspace.find().receipt_directory("study"), "process-*.json")))
     assert paths, "no committed study receipt"
     by_file = {p.file_name: p for p in protocol.registered()}
     for path in paths:

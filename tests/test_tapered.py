@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-import reference
-from reference.taper import taper_weights, window_value
+from bootmark import reference
+from bootmark.reference.taper import taper_weights, window_value
 
 
 @pytest.mark.parametrize("window", ["tukey", "bartlett", "hann"])

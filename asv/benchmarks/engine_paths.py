@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-import engine
+from bootmark import engine
 from bootmark.bench import METHODS, arch_path, engine_method
 
 
