@@ -66,7 +66,7 @@ def _init(args):
     root = os.path.abspath(args.directory)
     print(f"workspace ready at {root}")
     for path in written:
-        print(f"  wrote {os.path.relpath(path, root)}")
+        print(f"  wrote {os.path.relpath(path, root)}{'/' if path.endswith(os.sep) else ''}")
     print("next: `bootmark doctor` to check the set-up, `bootmark study list` for the studies")
     return OK
 

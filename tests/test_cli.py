@@ -140,3 +140,29 @@ def test_version_names_the_stream(folders):
     completed = run(["--version"], cwd=folders / "empty")
     from bootmark.reference.indices import STREAM_VERSION
     assert completed.returncode == 0 and completed.stdout.strip().endswith(f"(stream version {STREAM_VERSION})")
+
+
+def test_help_texts_cite_only_what_ships():
+    import re
+    repository = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    parser = cli.build_parser()
+    texts = [parser.format_help()]
+    verbs = next(action for action in parser._actions if action.dest == "command").choices
+    for name, sub in verbs.items():
+        texts.append(sub.format_help())
+        if name == "study":
+            actions = next(action for action in sub._actions if action.dest == "study_command").choices
+            texts += [action.format_help() for action in actions.values()]
+    text = "\n".join(texts)
+    assert "DESIGN.md" not in text
+    cited = set(re.findall(r"docs/[\w-]+\.md", text))
+    assert cited, "the help texts should point to the docs they rely on"
+    for path in cited:
+        assert os.path.isfile(os.path.join(repository, path)), path
+
+
+def test_printed_published_figures_name_the_shipped_page():
+    from bootmark.studies.summary import shipped_citation
+    assert shipped_citation("DESIGN.md section 6 (wild Rademacher)") == \
+        "DESIGN.md section 6 [docs/published-figures.md] (wild Rademacher)"
+    assert shipped_citation("Smith (2020)") == "Smith (2020)"
