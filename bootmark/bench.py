@@ -7,7 +7,19 @@ process and interleaved (see ``bootmark.timing``):
 * ``engine_materialize``: engine.bootstrap(x, method, B).values().mean(axis=1)
 * ``arch``:               arch.bootstrap.XBootstrap(...).apply(np.mean, reps=B)
 * ``tsbootstrap``:        tsbootstrap.bootstrap_reduce(..., statistic="mean", backend="compiled")
-* ``philox_floor``:       (i.i.d. cells) generating the n x B Philox words and nothing else
+* floors (``bootmark.floors``), timed in the same rounds: ``philox_floor`` (the Philox
+  words the method needs and nothing else), ``gather_floor`` (those words in L1-sized
+  chunks, mapped to starts, and the data summed: the fused reduce's unavoidable work),
+  and where materialize is timed ``fill_fresh`` / ``fill_touched`` (writing B x n float64
+  into a fresh array / one touched before). ``floor_ratios`` give each engine path's
+  time over its floor (engine_reduce / gather_floor, engine_materialize / fill_fresh).
+
+The full grid is {iid, moving, circular, stationary} x n in {200, 2000, 10000} x B in
+{999, 10000}, plus the scale cells n = 1e5 (B = 1000) and n = 1e6 (B = 100) for every
+method, so that a cost that grows with n shows up where users meet it. Materialize is
+timed where B x n float64 fits the engine's default 1 GiB memory budget. The quick
+profile (the CI gate's) holds n = 2000, B = 999 for every method and one n = 1e5 i.i.d.
+cell.
 
 Model-based cells (method ``residual_wild``: ResidualBootstrap(AR(1), Wild("rademacher"))
 on an AR(1) path with phi = 0.5, n in {600, 5000}, B in {999, 10000}) time the AR(1)
@@ -48,7 +60,10 @@ MODEL_PHI = 0.5
 NO_ARCH_MODEL = "arch has no model-based (residual) bootstrap"
 BLOCK_LENGTH = 10
 SENTINEL_SIZE, SENTINEL_REPLICATES = 2000, 10000
-QUICK_CELLS = tuple((method, 2000, 999) for method in METHODS)
+SCALE_CELLS = tuple((method, n, b) for n, b in ((100_000, 1000), (1_000_000, 100)) for method in METHODS)
+QUICK_CELLS = tuple((method, 2000, 999) for method in METHODS) + (("iid", 100_000, 1000),)
+FLOOR_PATHS = ("philox_floor", "gather_floor", "fill_fresh", "fill_touched")
+MATERIALIZE_BUDGET = 1 << 30  # bytes: the engine's DEFAULT_MEMORY_BUDGET
 REFERENCE_PATH = "engine_reduce"
 MATERIALIZE_PATH = "engine_materialize"
 
@@ -61,6 +76,7 @@ def grid(profile):
     """(method, n, B, sentinel) cells of a profile: "full" or "quick"."""
     if profile == "full":
         cells = [(m, n, b) for m in METHODS for n in SIZES for b in REPLICATES]
+        cells += list(SCALE_CELLS)
         cells += [(m, n, b) for m in MODEL_METHODS for n in MODEL_SIZES for b in REPLICATES]
     elif profile == "quick":
         cells = list(QUICK_CELLS)
@@ -151,9 +167,25 @@ def _tsbootstrap_path(name, x, n_bootstraps):
     return run
 
 
-def _philox_floor_path(n, n_bootstraps):
-    from .philox_floor import philox_floor
-    return lambda: philox_floor(n, n_bootstraps)
+def _floor_paths(name, x, n_bootstraps, materialized):
+    """The floors of a cell (module docstring), as zero-argument callables."""
+    from . import floors
+    n = x.shape[0]
+    block_length = 1 if name == "iid" else BLOCK_LENGTH
+    words = floors.words_per_replicate(name, n, BLOCK_LENGTH)
+    prefix = floors.block_prefix(x, block_length)
+    paths = {"philox_floor": lambda: floors.philox_floor(words, n_bootstraps),
+             "gather_floor": lambda: floors.gather_floor(prefix, n, block_length, n_bootstraps)}
+    if materialized:
+        touched = floors.fill_floor(shape=(n_bootstraps, n))
+        paths["fill_fresh"] = lambda: floors.fill_floor(shape=(n_bootstraps, n))
+        paths["fill_touched"] = lambda: floors.fill_floor(touched)
+    return paths
+
+
+def materialize_timed(n, n_bootstraps):
+    """Whether a cell times materialize: B x n float64 within the default memory budget."""
+    return n * n_bootstraps * 8 <= MATERIALIZE_BUDGET
 
 
 def peer_status():
@@ -196,15 +228,15 @@ def cell_paths(name, n, n_bootstraps, sentinel, skipped):
         if "tsbootstrap" not in skipped:
             paths["tsbootstrap"] = _tsbootstrap_path(name, x, n_bootstraps)
         return paths
-    if not sentinel:
-        paths[MATERIALIZE_PATH] = lambda: engine.bootstrap(
-            x, method, n_bootstraps, seed=1, memory_budget=16 << 30).values().mean(axis=1)
+    materialized = not sentinel and materialize_timed(n, n_bootstraps)
+    if materialized:
+        paths[MATERIALIZE_PATH] = lambda: engine.bootstrap(x, method, n_bootstraps, seed=1).values().mean(axis=1)
     if "arch" not in skipped:
         paths["arch"] = arch_path(name, x, n_bootstraps)
     if not sentinel and "tsbootstrap" not in skipped:
         paths["tsbootstrap"] = _tsbootstrap_path(name, x, n_bootstraps)
-    if not sentinel and name == "iid":
-        paths["philox_floor"] = _philox_floor_path(n, n_bootstraps)
+    if not sentinel:
+        paths.update(_floor_paths(name, x, n_bootstraps, materialized))
     return paths
 
 
@@ -212,7 +244,7 @@ def check_statistics(paths, label):
     """Tripwires on one run of each statistic path: finite results, and engine reduce
     equal to materialize-then-reduce within the engine's stated accuracy."""
     outputs = {name: run() for name, run in paths.items()}  # every path runs: this is its first warm-up
-    results = {name: np.asarray(out, dtype=float) for name, out in outputs.items() if name != "philox_floor"}
+    results = {name: np.asarray(out, dtype=float) for name, out in outputs.items() if name not in FLOOR_PATHS}
     for name, values in results.items():
         if not np.all(np.isfinite(values)):
             raise TripwireError(f"{label}: path {name} returned a non-finite statistic; no receipt written")
@@ -252,6 +284,11 @@ def measure_cell(name, n, n_bootstraps, sentinel, warmups, samples, skipped, pro
         # arch's apply() also hands every resample to a Python statistic; tsbootstrap's
         # timed path is its fused reduce, so materializing is judged against arch only.
         cell["materialize_ratios"] = {"arch": timing.median_ratio(times["arch"], times[MATERIALIZE_PATH])}
+    floors = {path: floor for path, floor in ((REFERENCE_PATH, "gather_floor"), (MATERIALIZE_PATH, "fill_fresh"))
+              if path in times and floor in times}
+    if floors:
+        # path time / floor time, per round: how far above the unavoidable work (>= 1).
+        cell["floor_ratios"] = {path: timing.median_ratio(times[path], times[floor]) for path, floor in floors.items()}
     return cell
 
 
@@ -286,18 +323,87 @@ def _verdict(ratio):
 def render_table(receipt):
     """Markdown table of a bench receipt: one row per (cell, compared path) with medians
     and the ratio's interval. Against a peer the verdict is win / LOSS / tie (interval
-    above, below or across 1); the Philox floor row is the roofline, not a contest."""
+    above, below or across 1)."""
     lines = ["| method | n | B | threads | engine path | engine ms | vs | vs ms | ratio (95% CI) | verdict |",
              "|---|---:|---:|---:|---|---:|---|---:|---|---|"]
     for cell in receipt["body"]["cells"]:
         name = cell["method"] + (" (sentinel)" if cell["sentinel"] else "")
-        comparisons = [(REFERENCE_PATH, path, ratio) for path, ratio in cell["ratios"].items()]
+        # Floors have their own table (``render_scaling``); here the contest only.
+        comparisons = [(REFERENCE_PATH, path, ratio) for path, ratio in cell["ratios"].items()
+                       if path not in FLOOR_PATHS]
         comparisons += [(MATERIALIZE_PATH, path, ratio) for path, ratio in cell.get("materialize_ratios", {}).items()]
         for ours, theirs, ratio in comparisons:
-            verdict = ("roofline" if theirs == "philox_floor" else "fused gain" if theirs == MATERIALIZE_PATH
-                       else _verdict(ratio))
+            verdict = "fused gain" if theirs == MATERIALIZE_PATH else _verdict(ratio)
             lines.append(f"| {name} | {cell['n']} | {cell['n_bootstraps']} | {cell['threads']} | {ours} | "
                          f"{cell['paths'][ours]['median_s'] * 1e3:.2f} | {theirs} | "
                          f"{cell['paths'][theirs]['median_s'] * 1e3:.2f} | {ratio['median']:.2f} "
                          f"({ratio['ci_low']:.2f}-{ratio['ci_high']:.2f}) | {verdict} |")
+    return "\n".join(lines)
+
+
+SCALING_PATHS = (REFERENCE_PATH, "gather_floor", "philox_floor", MATERIALIZE_PATH, "fill_fresh", "arch", "tsbootstrap")
+
+
+def _exponent(points):
+    """Least-squares slope of log(time) against log(size) over (size, time) points, or None."""
+    if len(points) < 2:
+        return None
+    logs = np.log(np.array(points, dtype=float))
+    return float(np.polyfit(logs[:, 0], logs[:, 1], 1)[0])
+
+
+def render_scaling(receipt):
+    """Markdown: ns per resampled element (median time / (n B)) per method, path and n,
+    from one replicate count per n (the smallest timed), with the fitted exponent of time
+    against n (per replicate) and against B (at the n with two replicate counts), and
+    each engine path's ratio to its floor. None when the receipt has fewer than two n."""
+    cells = [cell for cell in receipt["body"]["cells"] if not cell["sentinel"] and cell["method"] in METHODS]
+    chosen = {}
+    for cell in sorted(cells, key=lambda c: c["n_bootstraps"]):
+        chosen.setdefault((cell["method"], cell["n"]), cell)
+    sizes = sorted({n for _, n in chosen})
+    if len(sizes) < 2:
+        return None
+    by_n = {}
+    for cell in cells:
+        by_n.setdefault((cell["method"], cell["n"]), []).append(cell)
+    header = " | ".join(f"n = {n:,}, B = {chosen[next(k for k in chosen if k[1] == n)]['n_bootstraps']:,}"
+                        for n in sizes)
+    lines = [f"| method | path | {header} | exponent in n | exponent in B |",
+             "|---|---|" + "---:|" * len(sizes) + "---:|---:|"]
+    notes = []
+    for method in METHODS:
+        for path in SCALING_PATHS:
+            values, points = [], []
+            for n in sizes:
+                cell = chosen.get((method, n))
+                if cell is None or path not in cell["paths"]:
+                    values.append("–")
+                    continue
+                seconds = cell["paths"][path]["median_s"]
+                values.append(f"{seconds / (n * cell['n_bootstraps']) * 1e9:.3g}")
+                points.append((n, seconds / cell["n_bootstraps"]))
+            if all(v == "–" for v in values):
+                continue
+            in_n = _exponent(points)
+            in_b = [_exponent([(c["n_bootstraps"], c["paths"][path]["median_s"]) for c in group if path in c["paths"]])
+                    for (m, _), group in sorted(by_n.items()) if m == method and len(group) > 1]
+            in_b = [e for e in in_b if e is not None]
+            shown_b = f"{min(in_b):.2f}–{max(in_b):.2f}" if in_b else "–"
+            lines.append(f"| {method} | {path} | {' | '.join(values)} | "
+                         f"{'–' if in_n is None else f'{in_n:.2f}'} | {shown_b} |")
+            if path == REFERENCE_PATH and in_n is not None and abs(in_n - 1.0) > 0.1:
+                notes.append(f"{method}: engine_reduce's exponent in n is {in_n:.2f}")
+    lines += ["", "Each engine path over its floor (median of per-round ratios; 1 would be the floor itself):", "",
+              "| method | n | B | engine_reduce / gather_floor | engine_materialize / fill_fresh |", "|---|---:|---:|---:|---:|"]
+    for cell in cells:
+        floors = cell.get("floor_ratios", {})
+        shown = [f"{floors[p]['median']:.2f} ({floors[p]['ci_low']:.2f}-{floors[p]['ci_high']:.2f})" if p in floors
+                 else "–" for p in (REFERENCE_PATH, MATERIALIZE_PATH)]
+        lines.append(f"| {cell['method']} | {cell['n']} | {cell['n_bootstraps']} | {shown[0]} | {shown[1]} |")
+    if notes:
+        lines += ["", "Exponents in n away from 1 by more than 0.1: " + "; ".join(notes) + ". An exponent below 1 "
+                  "means fixed per-call costs (argument checks, thread start-up) are spread over more elements as n "
+                  "grows; one above 1 means the data left a cache level, which the gather floor's own exponent in "
+                  "the same table shows."]
     return "\n".join(lines)

@@ -98,7 +98,8 @@ def _bench_cells(profile, filters_text):
         raise UsageError(str(error)) from None
     if not cells:
         raise UsageError(f"no cell of the {profile} grid matches {filters_text!r}; methods are "
-                         f"{', '.join(bench.METHODS + bench.MODEL_METHODS)}, n is one of {bench.SIZES} "
+                         f"{', '.join(bench.METHODS + bench.MODEL_METHODS)}, n is one of {bench.SIZES} or "
+                         f"{sorted({n for _, n, _ in bench.SCALE_CELLS})} "
                          f"(sentinels {bench.SENTINEL_SIZE}), B one of {bench.REPLICATES} "
                          f"(sentinels {bench.SENTINEL_REPLICATES}), sentinel true/false")
     return cells

@@ -102,9 +102,16 @@ def render_section(path, memory_path=None, model_path=None):
               "a 95% moving-block bootstrap interval. LOSS marks an interval wholly below 1.")
     full = dict(receipt, body=dict(receipt["body"], cells=[cell for cell in receipt["body"]["cells"]
                                                             if cell["method"] not in bench.MODEL_METHODS]))
+    scaling = bench.render_scaling(receipt)
+    scaling = (f"\n\n### Scaling: cost per resampled element\n\nThe same receipt: nanoseconds per resampled "
+               f"element, median time / (n × B), of each path, and the fitted exponent of time against n (per "
+               f"replicate) and against B (between the replicate counts timed at one n); it is 1.0 when the cost "
+               f"per element is flat. The floors are timed in the same rounds (`bootmark/floors.py`): "
+               f"`gather_floor` draws the method's words and sums the data with nothing else, `philox_floor` only "
+               f"draws the words, `fill_fresh` writes a fresh B × n array.\n\n{scaling}") if scaling else ""
     peak = f"\n\n{_memory_part(memory_path)}" if memory_path else ""
     model = f"\n\n{_model_part(model_path)}" if model_path else ""
-    return f"{BEGIN}\n{header}{skipped}\n\n{bench.render_table(full)}{peak}{model}\n{END}"
+    return f"{BEGIN}\n{header}{skipped}\n\n{bench.render_table(full)}{scaling}{peak}{model}\n{END}"
 
 
 def replace_section(text, section):

@@ -103,26 +103,101 @@ class BootstrapResult:
         _check_budget(shape, 4, self.memory_budget, "the index matrix")
         return index_matrix(self.method, self.series.n, self.seed, self.n_bootstraps)
 
-    def values(self, dtype="float64"):
+    def values(self, dtype="float64", out=None):
         """Resampled series: (B, n) for one series, (B, n, d) for rows of d variables.
 
-        ``dtype`` ("float64" or "float32") affects only this returned array; tapered
-        values and model-based series are computed in float64 first.
+        Parameters
+        ----------
+        dtype : {"float64", "float32"}
+            Of the returned array only; tapered values and model-based series are
+            computed in float64 first.
+        out : numpy.ndarray, optional
+            A C-contiguous, writeable array of that shape and a float64 or float32 dtype
+            to fill instead of allocating one (its dtype wins; ``dtype`` must agree or be
+            left at its default). The memory budget does not apply: the caller owns it.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``out`` when given, else a new array.
         """
-        if not isinstance(dtype, str) or dtype not in _DTYPES:
-            raise InvalidParameterError(ErrorCode.DTYPE, "dtype", f"unsupported dtype {dtype!r}",
-                                        "pass 'float64' or 'float32'")
-        target = np.dtype(_DTYPES[dtype])
         n, d = self.series.n, self.series.d
         shape = (self.n_bootstraps, n) if self.series.univariate else (self.n_bootstraps, n, d)
-        _check_budget(shape, target.itemsize, self.memory_budget, "the materialized tensor")
+        if out is None:
+            target = _target_dtype(dtype)
+            _check_budget(shape, target.itemsize, self.memory_budget, "the materialized tensor")
+        else:
+            target = _checked_out(out, shape, dtype)
+        return self._fill(0, self.n_bootstraps, target, out)
+
+    def iter_values(self, chunk_size=None, dtype="float64"):
+        """Yield ``(first, block)``: the replicates first .. first + len(block) - 1 as in
+        :meth:`values`, a chunk at a time, so B x n is never held at once.
+
+        Parameters
+        ----------
+        chunk_size : int, optional
+            Replicates per chunk; default as many as fit in 64 MiB (at least 1). The
+            chunks hold exactly the rows :meth:`values` would return.
+        dtype : {"float64", "float32"}
+        """
+        target = _target_dtype(dtype)
+        row_bytes = self.series.n * self.series.d * target.itemsize
+        if chunk_size is None:
+            chunk_size = max(1, min(self.n_bootstraps, (64 << 20) // row_bytes))
+        elif isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
+            raise ParameterTypeError(ErrorCode.N_BOOTSTRAPS, "chunk_size",
+                                     f"expected a positive int of replicates, got {chunk_size!r}",
+                                     "pass e.g. chunk_size=1000, or leave it out")
+        _check_budget((int(chunk_size), self.series.n, self.series.d), target.itemsize, self.memory_budget,
+                      "one chunk of the materialized tensor")
+        for first in range(0, self.n_bootstraps, int(chunk_size)):
+            yield first, self._fill(first, min(first + int(chunk_size), self.n_bootstraps), target, None)
+
+    def _fill(self, first, last, target, out):
+        """Replicates first .. last - 1 in ``target`` dtype, into ``out`` when given."""
+        n, d = self.series.n, self.series.d
+        count = last - first
         if self.model is not None:
-            rebuilt = models.paths(self.model, self.series.values[:, 0], self.seed, self.n_bootstraps, dtype=target)
-            return rebuilt.reshape(shape)
+            rebuilt = models.paths(self.model, self.series.values[:, 0], self.seed, last, first=first, dtype=target)
+            if out is None:
+                return rebuilt if self.series.univariate else rebuilt.reshape(count, n, d)
+            out[...] = rebuilt.reshape(out.shape)
+            return out
         weights, centres = _tapering(self.series, self.method)
-        out = np.empty((self.n_bootstraps, n, d), dtype=target)
-        kernels.materialize(row_plan(self.method, n), root_key(self.seed), 0, self.series.values, weights, centres, out)
-        return out[:, :, 0] if self.series.univariate else out
+        buffer = np.empty((count, n, d), dtype=target) if out is None else out.reshape(count, n, d)
+        kernels.materialize(row_plan(self.method, n), root_key(self.seed), first, self.series.values, weights,
+                            centres, buffer)
+        if out is not None:
+            return out
+        return buffer[:, :, 0] if self.series.univariate else buffer
+
+
+def _target_dtype(dtype):
+    if not isinstance(dtype, str) or dtype not in _DTYPES:
+        raise InvalidParameterError(ErrorCode.DTYPE, "dtype", f"unsupported dtype {dtype!r}",
+                                    "pass 'float64' or 'float32'")
+    return np.dtype(_DTYPES[dtype])
+
+
+def _checked_out(out, shape, dtype):
+    """The dtype of a caller's ``out`` array, after checking it can take ``shape``."""
+    if not isinstance(out, np.ndarray):
+        raise ParameterTypeError(ErrorCode.DTYPE, "out", f"expected a numpy array, got {type(out).__name__}",
+                                 f"pass np.empty({shape}) or leave out=None")
+    if out.dtype not in (np.float64, np.float32):
+        raise InvalidParameterError(ErrorCode.DTYPE, "out", f"dtype {out.dtype} is not float64 or float32",
+                                    f"pass np.empty({shape}, dtype=np.float64)")
+    if dtype != "float64" and np.dtype(_target_dtype(dtype)) != out.dtype:
+        raise InvalidParameterError(ErrorCode.DTYPE, "dtype", f"dtype {dtype!r} disagrees with out's {out.dtype}",
+                                    "leave dtype at its default when passing out")
+    if out.shape != shape or not out.flags.c_contiguous or not out.flags.writeable:
+        raise InvalidParameterError(ErrorCode.DTYPE, "out", f"expected a writeable C-contiguous array of shape "
+                                    f"{shape}, got shape {out.shape}"
+                                    f"{'' if out.flags.c_contiguous else ', not C-contiguous'}"
+                                    f"{'' if out.flags.writeable else ', read-only'}",
+                                    f"pass np.empty({shape}, dtype=np.float64)")
+    return out.dtype
 
 
 def _present(layout, components):

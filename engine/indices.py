@@ -11,15 +11,17 @@ from numba import njit
 from bootmark.reference.indices import STREAM_VERSION
 from bootmark.reference.specs import IID, CircularBlock, MovingBlock, NonOverlappingBlock, StationaryBlock, TaperedBlock
 
-from .draws import (BLOCK_LENGTH, BLOCK_START, COUNT, GUIDE_SHIFT, SPAN, THRESHOLDS, bounded, geometric_table,
-                    refill, refill_from)
+from .draws import (BLOCK_LENGTH, BLOCK_START, COUNT, GUIDE_SHIFT, SPAN, THRESHOLDS, geometric_table, refill,
+                    refill_from)
 from .keys import replicate_key, root_key
+from .philox import philox4x32_10
 from .parallel import run_replicates
 
 __all__ = ["STREAM_VERSION", "RowPlan", "row_plan", "fill_row", "index_matrix"]
 
 _MASK32 = np.uint64(0xFFFFFFFF)
 _S32 = np.uint64(32)
+_ZERO = np.uint64(0)
 
 # Layout codes of the kernels. Tapered blocks share the moving-block rows.
 IID_ROWS, FIXED_ROWS, STATIONARY_ROWS = 0, 1, 2
@@ -93,43 +95,82 @@ def reset_streams(starts_buffer, lengths_buffer, states):
 
 
 @njit(cache=True, inline="always")
-def iid_row(n, bound, k0, k1, row, starts_buffer, state, purpose):
-    """n bounded(bound) draws of the ``purpose`` stream into ``row`` (int32), from a
-    cursor at block 0 and a buffer of at least n words.
-
-    Fill the words, map them all, and only if some word falls in Lemire's rejection zone
-    (probability about n * bound / 2**32 per row) redo the row word by word."""
-    refill(starts_buffer, state, k0, k1, purpose)
+def map_words(words, count, bound, scale, out):
+    """out[i] = bounded(bound) of words[i], times ``scale``, for i < count, in one
+    branch-free (vectorised) pass, as if no word were rejected; return the position of the
+    first word in Lemire's rejection zone, or ``count`` if there is none."""
     threshold = ((_MASK32 - bound) + np.uint64(1)) % bound
     rejected = False
-    for i in range(n):
-        product = starts_buffer[i] * bound
+    for i in range(count):
+        product = words[i] * bound
         rejected |= (product & _MASK32) < threshold
-        row[i] = np.int32(product >> _S32)
-    if rejected:
-        state[0] = 0
-        for i in range(n):
-            row[i] = np.int32(bounded(starts_buffer, state, k0, k1, purpose, bound))
+        out[i] = np.int64(product >> _S32) * scale
+    if not rejected:
+        return count
+    first = 0
+    while (words[first] * bound) & _MASK32 >= threshold:
+        first += 1
+    return first
+
+
+@njit(cache=True, inline="always")
+def compact_words(words, position, end, bound, scale, out, accepted, limit):
+    """Continue the draws at out[accepted] from words[position:end], keeping the accepted
+    words only, until ``limit`` draws are held; return how many are. Each word is written
+    to the next free slot and the slot advances only if the word is accepted: no branch
+    on the word."""
+    threshold = ((_MASK32 - bound) + np.uint64(1)) % bound
+    while accepted < limit and position < end:
+        product = words[position] * bound
+        position += 1
+        out[accepted] = np.int64(product >> _S32) * scale
+        accepted += np.int64((product & _MASK32) >= threshold)
+    return accepted
+
+
+@njit(cache=True, inline="always")
+def bounded_run(out, count, bound, scale, words, next_block, k0, k1, purpose):
+    """out[:count] = the next ``count`` draws of bounded(bound), times ``scale``, from a
+    stream whose words from position 0 on fill ``words`` (at least ``count`` of them);
+    ``next_block`` is the Philox block after them.
+
+    A word in Lemire's rejection zone is drawn with probability (2**32 mod bound) / 2**32,
+    so a row of n draws meets about n * (2**32 mod bound) / 2**32 of them: rare below
+    n = 2**16, nearly certain above (1.6 per row at n = 1e5, 225 at 1e6). All words are
+    mapped in one vectorised pass (:func:`map_words`); from the first rejected one on, the
+    draws are compacted (:func:`compact_words`). Words past the buffer (the rejections
+    used up its spare ones) are drawn one Philox block at a time, over the buffer's first
+    four words, long consumed by then. Either way the draws are the reference's, word for
+    word."""
+    first = map_words(words, count, bound, scale, out)
+    if first == count:
+        return
+    accepted = compact_words(words, first + 1, words.shape[0], bound, scale, out, first, count)
+    block = np.uint64(next_block)
+    while accepted < count:
+        words[0], words[1], words[2], words[3] = philox4x32_10(block & _MASK32, block >> _S32, purpose, _ZERO, k0, k1)
+        block += np.uint64(1)
+        accepted = compact_words(words, 0, 4, bound, scale, out, accepted, count)
+
+
+@njit(cache=True, inline="always")
+def iid_row(n, bound, k0, k1, row, starts_buffer, state, purpose):
+    """n bounded(bound) draws of the ``purpose`` stream into ``row`` (int32), from a
+    cursor at block 0 and a buffer of at least n words (:func:`bounded_run`)."""
+    refill(starts_buffer, state, k0, k1, purpose)
+    bounded_run(row, n, bound, 1, starts_buffer, state[1], k0, k1, purpose)
 
 
 @njit(cache=True, inline="always")
 def _fixed_blocks(n, block_length, start_count, start_scale, k0, k1, starts_buffer, state, starts, lengths):
-    """Blocks of a fixed-length layout from one vectorised fill of its start words; -1
-    if a word fell in Lemire's rejection zone (then the stream is walked word by word)."""
+    """Blocks of a fixed-length layout: their starts from one vectorised fill of the start
+    words (:func:`bounded_run`), their lengths b, the last cut so they sum to n."""
     refill(starts_buffer, state, k0, k1, BLOCK_START)
     blocks = (n + block_length - 1) // block_length
-    threshold = ((_MASK32 - start_count) + np.uint64(1)) % start_count
-    rejected = False
+    bounded_run(starts, blocks, start_count, start_scale, starts_buffer, state[1], k0, k1, BLOCK_START)
     for i in range(blocks):
-        product = starts_buffer[i] * start_count
-        rejected |= (product & _MASK32) < threshold
-        starts[i] = np.int64(product >> _S32) * start_scale
         lengths[i] = block_length
     lengths[blocks - 1] = n - (blocks - 1) * block_length
-    if rejected:
-        state[0] = 0
-        for i in range(blocks):
-            starts[i] = np.int64(bounded(starts_buffer, state, k0, k1, BLOCK_START, start_count)) * start_scale
     return blocks
 
 

@@ -27,6 +27,13 @@ statistics below and equal to the point estimate. The inner statistics are there
 exactly what ``gather_reduce`` / ``block_mean_var`` return for x*_b and that root (same
 bounds against the reference), and neither the B x n nor the B x C tensor is built.
 
+Streamed i.i.d. mean (``_iid_mean_streamed``): for one series of n >= STREAM_MIN_N, the
+i.i.d. mean never builds the replicate's n-word buffer or its n-index row. It draws
+``CHUNK_WORDS`` words at a time (with their indices, about 24 KiB: they stay in the L1
+data cache), maps them as :func:`indices.bounded_run` does, and feeds the compensated sum
+16 positions at a time. Indices and summation order are those of the row path, so the
+bits are too.
+
 Kernels are ``nogil`` functions over a range of replicates, run on threads by
 ``parallel.run_replicates``; each thread gets its own scratch (allocated by numpy), and a replicate's
 result depends only on (seed, replicate), never on the range it fell in.
@@ -35,7 +42,8 @@ result depends only on (seed, replicate), never on the range it fell in.
 import numpy as np
 from numba import njit
 
-from .indices import STATIONARY_ROWS, fill_row, row_blocks
+from .draws import BLOCK_START, refill_from
+from .indices import IID_ROWS, STATIONARY_ROWS, compact_words, fill_row, map_words, row_blocks
 from .parallel import run_replicates
 from .keys import inner_root_key, replicate_key
 
@@ -69,6 +77,52 @@ def _compensated_sum(values, row, count):
         total, compensation = _two_sum(total, compensation, (lane0 + lane1) + (lane2 + lane3))
     for i in range(full, count):
         total, compensation = _two_sum(total, compensation, values[i] if row is None else values[row[i]])
+    return total + compensation
+
+
+# Words drawn per step of the streamed i.i.d. mean: 16 KiB of words and 8 KiB of
+# indices. Below STREAM_MIN_N the row path's n-sized buffers fit in cache anyway.
+CHUNK_WORDS = 2048
+STREAM_MIN_N = 4 * CHUNK_WORDS
+
+
+@njit(cache=True, inline="always")
+def _iid_mean_streamed(column, n, k0, k1, words, indices):
+    """Sum over positions 0 .. n-1 of column[U_i], U_i the replicate's i.i.d. draws,
+    in the summation order of ``_compensated_sum`` (so the same bits), with ``words``
+    (CHUNK_WORDS) and ``indices`` (CHUNK_WORDS + 16) as the only work space."""
+    bound = np.uint64(n)
+    full = n - n % 16
+    total, compensation = 0.0, 0.0
+    lanes = np.empty(16)
+    block = np.int64(0)
+    held, position = 0, 0  # indices[:held] drawn, not summed yet; position: how many were summed
+    while position < n:
+        # Each step takes exactly the next CHUNK_WORDS words of the stream and appends
+        # the draws they give (fewer when some are rejected), so steps never share a word.
+        block = refill_from(words, block, k0, k1, BLOCK_START)
+        appended = indices[held:]
+        first = map_words(words, CHUNK_WORDS, bound, 1, appended)
+        if first < CHUNK_WORDS:
+            first = compact_words(words, first + 1, CHUNK_WORDS, bound, 1, appended, first, CHUNK_WORDS)
+        held += first
+        used = 0
+        while used + 16 <= held and position + used + 16 <= full:
+            for j in range(16):
+                lanes[j] = column[indices[used + j]]
+            lane0 = (lanes[0] + lanes[4]) + (lanes[8] + lanes[12])
+            lane1 = (lanes[1] + lanes[5]) + (lanes[9] + lanes[13])
+            lane2 = (lanes[2] + lanes[6]) + (lanes[10] + lanes[14])
+            lane3 = (lanes[3] + lanes[7]) + (lanes[11] + lanes[15])
+            total, compensation = _two_sum(total, compensation, (lane0 + lane1) + (lane2 + lane3))
+            used += 16
+        while position + used >= full and used < held and position + used < n:
+            total, compensation = _two_sum(total, compensation, column[indices[used]])
+            used += 1
+        for j in range(held - used):
+            indices[j] = indices[used + j]
+        held -= used
+        position += used
     return total + compensation
 
 
@@ -131,8 +185,13 @@ def _gather_reduce_task(begin, end, scratch, layout, n, block_length, start_coun
     d = columns.shape[0]
     tapered = weights.shape[0] > 0
     row, gathered = scratch[3], scratch[4]
+    streamed = layout == IID_ROWS and d == 1 and kind == MEAN and not tapered and n >= STREAM_MIN_N
     for r in range(begin, end):
         k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
+        if streamed:
+            out[r, 0] = _iid_mean_streamed(columns[0], n, k0, k1, scratch[0][:CHUNK_WORDS],
+                                           row[:CHUNK_WORDS + 16]) / n
+            continue
         fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, row, scratch)
         offset = 0
         for c in range(d):
@@ -179,9 +238,42 @@ def _materialize_task(begin, end, scratch, layout, n, block_length, start_count,
                     target[i, c] = source[c]
 
 
+@njit(cache=True, nogil=True)
+def _materialize_column_task(begin, end, scratch, layout, n, block_length, start_count, start_scale, wrap, table,
+                             root_lo, root_hi, first, column, out):
+    # One untapered series into (R, n): i.i.d. rows are a flat gather; block rows copy
+    # each block whole (two runs where it wraps), never building the index row.
+    row = scratch[3]
+    starts_buffer, lengths_buffer, states, _, _, starts, lengths = scratch
+    for r in range(begin, end):
+        k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
+        target = out[r]
+        if layout == IID_ROWS:
+            fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, row, scratch)
+            for i in range(n):
+                target[i] = column[row[i]]
+            continue
+        blocks = row_blocks(layout, n, block_length, start_count, start_scale, table, k0, k1,
+                            starts_buffer, lengths_buffer, states, starts, lengths)
+        filled = 0
+        for b in range(blocks):
+            start, length = starts[b], lengths[b]
+            head = min(length, n - start)  # positions before the wrap (all of them without wrap)
+            for j in range(head):
+                target[filled + j] = column[start + j]
+            for j in range(length - head):
+                target[filled + head + j] = column[j]
+            filled += length
+
+
 def materialize(plan, root, first, data, weights, centres, out):
     """Fill the preallocated ``out`` (R, n, d), in its own dtype, with replicates
     first .. first + R - 1 of the (n, d) ``data``."""
+    if data.shape[1] == 1 and weights.shape[0] == 0:
+        column = np.ascontiguousarray(data[:, 0])
+        run_replicates(_materialize_column_task, out.shape[0], out.size, plan.scratch, *plan.arguments(), root[0],
+                       root[1], first, column, out.reshape(out.shape[0], out.shape[1]))
+        return
     run_replicates(_materialize_task, out.shape[0], 2 * out.size, plan.scratch, *plan.arguments(), root[0], root[1],
                    first, data, weights, centres, out)
 

@@ -63,3 +63,24 @@ def test_a_baseline_from_a_kinder_host_is_cleared_head_to_head(tmp_path):
     assert "| iid (sentinel) |" in confirmed
     assert f"this checkout against {sha[:10]}" in printed.getvalue()
     assert "not confirmed; passing" in printed.getvalue()
+
+
+# The last commit whose i.i.d. kernel redid a row word by word after a rejected word (the
+# cost cliff past n = 65,536): its engine stands in for a regression that brings it back.
+CLIFF_COMMIT = "55d7289"
+
+
+def test_the_quick_profile_would_catch_the_iid_cliff_coming_back(tmp_path):
+    from bootmark import bench
+    cell = ("iid", 100_000, 1000, False)
+    assert cell in bench.grid("quick"), "the quick profile (the CI gate's) must time an n = 1e5 i.i.d. cell"
+    try:
+        head_to_head.export_revision(CLIFF_COMMIT, str(tmp_path))
+    except head_to_head.HeadToHeadError as error:
+        pytest.fail(f"the commit with the cliff must be in this clone's history: {error}")
+    checkout = head_to_head.provenance.source_checkout()
+    verdict = head_to_head.compare_trees(checkout, str(tmp_path), [cell], rounds=5, warmups=1, show_progress=False)
+    row = verdict["cells"][0]
+    assert verdict["exit_code"] == compare.REGRESSION and row["regressed"], row
+    assert row["max_abs_difference"] == 0.0  # the same bits, only slower
+    assert row["ratio"]["ci_low"] > 2.0, row["ratio"]

@@ -120,7 +120,9 @@ def test_tripwire_on_a_path_timed_at_zero(monkeypatch):
 
 def test_cell_filters_select_and_reject_clearly():
     cells = bench.grid("full")
-    assert len(cells) == 4 * 3 * 2 + 2 * 2 + 4  # the grid, the model-based cells, one sentinel per method
+    # the grid, the scale cells (n = 1e5 and 1e6 per method), the model-based cells, one sentinel per method
+    assert len(cells) == 4 * 3 * 2 + 4 * 2 + 2 * 2 + 4
+    assert {c[1] for c in cells} >= {100_000, 1_000_000}
     chosen = bench.select(cells, bench.parse_filters("method=iid,n=200"))
     assert [c[:3] for c in chosen] == [("iid", 200, 999), ("iid", 200, 10000)]
     with pytest.raises(ValueError, match="not key=value"):

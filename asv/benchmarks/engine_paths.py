@@ -11,7 +11,7 @@ import time
 import numpy as np
 
 from bootmark import engine
-from bootmark.bench import METHODS, arch_path, engine_method
+from bootmark.bench import METHODS, SCALE_CELLS, arch_path, engine_method, materialize_timed
 
 
 class EnginePaths:
@@ -37,6 +37,31 @@ class EnginePaths:
 
     def peakmem_materialize(self, name, n):
         engine.bootstrap(self.x, self.method, 999, seed=1).values()
+
+
+class EngineScale:
+    """The bench grid's scale cells: n = 1e5 (B = 1000) and n = 1e6 (B = 100), the fused
+    reduce per method, and materializing where B x n float64 fits the 1 GiB budget."""
+
+    params = (METHODS, sorted({n for _, n, _ in SCALE_CELLS}))
+    param_names = ["method", "n"]
+    timeout = 600
+
+    def setup(self, name, n):
+        self.replicates = next(b for m, size, b in SCALE_CELLS if m == name and size == n)
+        self.x = np.random.default_rng(n).standard_normal(n)
+        self.method = engine_method(name)
+        engine.bootstrap_reduce(self.x, self.method, "mean", 2, seed=1)  # load or compile the kernels
+
+    def time_reduce_mean(self, name, n):
+        engine.bootstrap_reduce(self.x, self.method, "mean", self.replicates, seed=1)
+
+    def time_materialize(self, name, n):
+        if materialize_timed(n, self.replicates):
+            engine.bootstrap(self.x, self.method, self.replicates, seed=1).values()
+
+    def peakmem_reduce_mean(self, name, n):
+        engine.bootstrap_reduce(self.x, self.method, "mean", self.replicates, seed=1)
 
 
 def _median_seconds(run, rounds=7):

@@ -1,0 +1,120 @@
+"""Index streams at the sizes users meet: bit for bit the reference twin's at n = 1e5, 1e6
+and 3e6, where Lemire's rejection zone is met in nearly every row.
+
+A word w is rejected for bound m when (w * m) mod 2**32 < 2**32 mod m. Below n = 2**16 a
+row of n i.i.d. draws rarely meets one; at n = 1e5 it meets 1.6 on average, at 1e6 about
+225, and at 3e6 about 1,374: more than the spare words of the row's buffer, so the engine
+must draw further Philox blocks. Each test checks, from the raw words, that its row
+really met rejections (so the compaction path ran), and the negative control shows that
+mapping every word without compaction gives rows the test rejects.
+"""
+
+import numpy as np
+import pytest
+
+from bootmark import engine, reference
+from bootmark.engine import models as engine_models
+from bootmark.engine.draws import BLOCK_START, RESIDUAL_INDEX, refill_from
+from bootmark.engine.indices import stream_words
+from bootmark.engine.keys import replicate_key, root_key
+from bootmark.engine.reduce import STREAM_MIN_N, accurate_sum
+from bootmark.reference import models as reference_models
+from bootmark.reference.keys import replicate_key as reference_replicate_key
+from bootmark.reference.keys import root_key as reference_root_key
+from test_engine_api import mean_bound
+
+SEED = 20261203
+
+
+def stream(seed, replicate, purpose, count):
+    """The first ``count`` words of a replicate's stream, as the engine's refill draws them."""
+    root = root_key(seed)
+    k0, k1 = replicate_key(root[0], root[1], np.uint64(replicate))
+    words = np.empty(4 * ((count + 3) // 4), dtype=np.uint64)
+    refill_from(words, np.int64(0), np.uint64(k0), np.uint64(k1), purpose)
+    return words[:count]
+
+
+def rejected(words, bound):
+    bound = np.uint64(bound)
+    threshold = (np.uint64(2**32) - bound) % bound
+    return int(np.count_nonzero((words * bound) & np.uint64(0xFFFFFFFF) < threshold))
+
+
+def no_compaction_row(words, bound):
+    """The broken variant: every word mapped, rejected or not."""
+    return ((words * np.uint64(bound)) >> np.uint64(32)).astype(np.int64)
+
+
+def reference_rows(method, n, replicates):
+    return np.array(reference.bootstrap([0.0] * n, method, n_bootstraps=replicates, seed=SEED).indices())
+
+
+@pytest.mark.parametrize("n", [100_000, 1_000_000, pytest.param(3_000_000, marks=pytest.mark.slow)])
+def test_iid_rows_equal_the_reference_where_rejections_are_certain(n):
+    ours = engine.bootstrap(np.zeros(n), engine.IID(), 2, seed=SEED).indices()
+    theirs = reference_rows(reference.IID(), n, 2)
+    met = [rejected(stream(SEED, b, BLOCK_START, n), n) for b in range(2)]
+    assert sum(met) >= 1, "this seed's rows meet no rejection: the test would not exercise compaction"
+    if n == 3_000_000:
+        assert min(met) > stream_words(n, 1) - n, "the rejections must use up the buffer's spare words"
+    assert np.array_equal(ours, theirs)
+
+
+def test_negative_control_rows_without_compaction_differ():
+    n = 100_000
+    theirs = reference_rows(reference.IID(), n, 2)
+    broken = [no_compaction_row(stream(SEED, b, BLOCK_START, n), n) for b in range(2)]
+    assert not all(np.array_equal(row, expected) for row, expected in zip(broken, theirs))
+
+
+@pytest.mark.parametrize("method, n", [(reference.MovingBlock(3), 1_000_000), (reference.CircularBlock(2), 1_000_000),
+                                       (reference.NonOverlappingBlock(2), 1_000_000),
+                                       pytest.param(reference.MovingBlock(2), 3_000_000, marks=pytest.mark.slow)])
+def test_fixed_block_rows_equal_the_reference_past_the_spare_words(method, n):
+    ours = engine.bootstrap(np.zeros(n), method, 1, seed=SEED).indices()
+    blocks = -(-n // method.block_length)
+    bound = {"MovingBlock": n - method.block_length + 1, "CircularBlock": n,
+             "NonOverlappingBlock": n // method.block_length}[type(method).__name__]
+    assert rejected(stream(SEED, 0, BLOCK_START, blocks), bound) >= 1
+    assert np.array_equal(ours, reference_rows(method, n, 1))
+
+
+def test_residual_indices_equal_the_reference_at_1e5():
+    count = 100_000
+    ours = engine_models.residual_indices(count, SEED, 3).tolist()
+    theirs = reference_models.residual_indices(count, reference_replicate_key(reference_root_key(SEED), 3))
+    assert rejected(stream(SEED, 3, RESIDUAL_INDEX, count), count) >= 1
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("n", [STREAM_MIN_N, 100_003, 1_000_000])
+def test_streamed_iid_mean_has_the_row_paths_bits_and_the_references_value(n):
+    x = np.random.default_rng(n).standard_normal(n)
+    streamed = engine.bootstrap_reduce(x, engine.IID(), "mean", 3, seed=SEED).statistics
+    rows = engine.bootstrap(x, engine.IID(), 3, seed=SEED).indices()
+    # The row path's own summation over the same rows: the streamed kernel must equal it.
+    assert np.array_equal(streamed, [accurate_sum(x[row], n) / n for row in rows])
+    exact = [reference.bootstrap_reduce(x.tolist(), reference.IID(), "mean", n_bootstraps=3, seed=SEED).statistics]
+    assert np.all(np.abs(streamed - np.asarray(exact[0])) <= mean_bound(x))
+
+
+def test_values_out_and_chunks_equal_values():
+    x = np.random.default_rng(5).standard_normal(20_000)
+    for method in (engine.IID(), engine.MovingBlock(10), engine.CircularBlock(10), engine.StationaryBlock(10)):
+        result = engine.bootstrap(x, method, 23, seed=SEED)
+        whole = result.values()
+        assert np.array_equal(whole, x[result.indices()])
+        out = np.empty_like(whole)
+        assert result.values(out=out) is out and np.array_equal(out, whole)
+        chunks = list(result.iter_values(chunk_size=7))
+        assert [first for first, _ in chunks] == [0, 7, 14, 21]
+        assert np.array_equal(np.concatenate([block for _, block in chunks]), whole)
+
+
+@pytest.mark.parametrize("bad, words", [(np.empty((3, 4)), "shape"), (np.empty((23, 500), dtype=np.int64), "dtype"),
+                                        ([0.0], "numpy array")])
+def test_a_bad_out_array_is_refused_by_name(bad, words):
+    result = engine.bootstrap(np.zeros(500), engine.IID(), 23, seed=1)
+    with pytest.raises(engine.BootmarkError, match=f"out.*{words}"):
+        result.values(out=bad)
