@@ -137,12 +137,13 @@ def _bench(args):
 
 def _compare(args):
     from . import compare
+    from .receipts import ReceiptError
     for path in (args.old, args.new):
         if not os.path.isfile(path):
             raise UsageError(f"no receipt file {path!r}; name two bench receipts, e.g. from receipts/bench/")
     try:
         verdict = compare.compare_paths(args.old, args.new, args.tolerance, args.threaded_tolerance)
-    except (compare.ComparisonError, *_receipt_error()) as error:
+    except (compare.ComparisonError, ReceiptError) as error:
         print(f"bootmark compare: {error}", file=sys.stderr)
         return compare.INCOMPARABLE
     print(compare.render_markdown(verdict))
@@ -150,11 +151,6 @@ def _compare(args):
         with open(args.json, "w") as stream:
             json.dump(verdict, stream, indent=1, sort_keys=True)
     return verdict["exit_code"]
-
-
-def _receipt_error():
-    from .receipts import ReceiptError
-    return (ReceiptError,)
 
 
 def _versus(args):
