@@ -63,7 +63,6 @@ SENTINEL_SIZE, SENTINEL_REPLICATES = 2000, 10000
 SCALE_CELLS = tuple((method, n, b) for n, b in ((100_000, 1000), (1_000_000, 100)) for method in METHODS)
 QUICK_CELLS = tuple((method, 2000, 999) for method in METHODS) + (("iid", 100_000, 1000),)
 FLOOR_PATHS = ("philox_floor", "gather_floor", "fill_fresh", "fill_touched")
-MATERIALIZE_BUDGET = 1 << 30  # bytes: the engine's DEFAULT_MEMORY_BUDGET
 REFERENCE_PATH = "engine_reduce"
 MATERIALIZE_PATH = "engine_materialize"
 
@@ -185,7 +184,8 @@ def _floor_paths(name, x, n_bootstraps, materialized):
 
 def materialize_timed(n, n_bootstraps):
     """Whether a cell times materialize: B x n float64 within the default memory budget."""
-    return n * n_bootstraps * 8 <= MATERIALIZE_BUDGET
+    from bootmark.engine import DEFAULT_MEMORY_BUDGET
+    return n * n_bootstraps * 8 <= DEFAULT_MEMORY_BUDGET
 
 
 def peer_status():

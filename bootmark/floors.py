@@ -23,11 +23,12 @@ engine from below, it is never a result. Like the engine's kernels they run on
 import numpy as np
 from numba import njit, prange
 
+from bootmark.engine.draws import refill_from
 from bootmark.engine.philox import philox4x32_10
+from bootmark.engine.reduce import CHUNK_WORDS
 
-__all__ = ["CHUNK_WORDS", "philox_floor", "gather_floor", "fill_floor", "words_per_replicate", "block_prefix"]
+__all__ = ["philox_floor", "gather_floor", "fill_floor", "words_per_replicate", "block_prefix"]
 
-CHUNK_WORDS = 2048  # as the engine's streamed i.i.d. mean: 16 KiB of words, in L1 with their indices
 _MASK32 = np.uint64(0xFFFFFFFF)
 _S32 = np.uint64(32)
 
@@ -62,14 +63,11 @@ def gather_floor(prefix, n, block_length, n_bootstraps):
         words = np.empty(CHUNK_WORDS, dtype=np.uint64)
         starts = np.empty(CHUNK_WORDS, dtype=np.int64)
         total = 0.0
-        done, block = 0, np.uint64(0)
+        done, block = 0, np.int64(0)
         while done < draws:
             step = min(CHUNK_WORDS, draws - done)
-            for j in range((step + 3) // 4):
-                w0, w1, w2, w3 = philox4x32_10(block & _MASK32, block >> _S32, np.uint64(1), np.uint64(0),
-                                               np.uint64(r), np.uint64(12345))
-                block += np.uint64(1)
-                words[4 * j], words[4 * j + 1], words[4 * j + 2], words[4 * j + 3] = w0, w1, w2, w3
+            # the engine's own vectorised refill (a whole chunk even for a shorter last step)
+            block = refill_from(words, block, np.uint64(r), np.uint64(12345), np.uint64(1))
             for i in range(step):
                 starts[i] = np.int64((words[i] * bound) >> _S32)
             if block_length == 1:

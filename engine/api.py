@@ -128,7 +128,7 @@ class BootstrapResult:
             _check_budget(shape, target.itemsize, self.memory_budget, "the materialized tensor")
         else:
             target = _checked_out(out, shape, dtype)
-        return self._fill(0, self.n_bootstraps, target, out)
+        return self._fill(self._recipe(), 0, self.n_bootstraps, target, out)
 
     def iter_values(self, chunk_size=None, dtype="float64"):
         """Yield ``(first, block)``: the replicates first .. first + len(block) - 1 as in
@@ -151,10 +151,18 @@ class BootstrapResult:
                                      "pass e.g. chunk_size=1000, or leave it out")
         _check_budget((int(chunk_size), self.series.n, self.series.d), target.itemsize, self.memory_budget,
                       "one chunk of the materialized tensor")
+        recipe = self._recipe()  # once, not per chunk
         for first in range(0, self.n_bootstraps, int(chunk_size)):
-            yield first, self._fill(first, min(first + int(chunk_size), self.n_bootstraps), target, None)
+            yield first, self._fill(recipe, first, min(first + int(chunk_size), self.n_bootstraps), target, None)
 
-    def _fill(self, first, last, target, out):
+    def _recipe(self):
+        """(row plan, root key, taper weights, column centres) of a materialization; None
+        for a model-based method, whose rebuild needs none of them."""
+        if self.model is not None:
+            return None
+        return (row_plan(self.method, self.series.n), root_key(self.seed), *_tapering(self.series, self.method))
+
+    def _fill(self, recipe, first, last, target, out):
         """Replicates first .. last - 1 in ``target`` dtype, into ``out`` when given."""
         n, d = self.series.n, self.series.d
         count = last - first
@@ -164,10 +172,9 @@ class BootstrapResult:
                 return rebuilt if self.series.univariate else rebuilt.reshape(count, n, d)
             out[...] = rebuilt.reshape(out.shape)
             return out
-        weights, centres = _tapering(self.series, self.method)
+        plan, root, weights, centres = recipe
         buffer = np.empty((count, n, d), dtype=target) if out is None else out.reshape(count, n, d)
-        kernels.materialize(row_plan(self.method, n), root_key(self.seed), first, self.series.values, weights,
-                            centres, buffer)
+        kernels.materialize(plan, root, first, self.series.values, weights, centres, buffer)
         if out is not None:
             return out
         return buffer[:, :, 0] if self.series.univariate else buffer

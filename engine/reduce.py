@@ -61,6 +61,19 @@ def _two_sum(total, compensation, value):
 
 
 @njit(cache=True, inline="always")
+def _block_of_16(values, row, first, lanes):
+    # values[first:first + 16] (row is None) or values[row[first:first + 16]], summed by a
+    # fixed pairwise tree: the one summation order of every engine mean.
+    for j in range(16):
+        lanes[j] = values[first + j] if row is None else values[row[first + j]]
+    lane0 = (lanes[0] + lanes[4]) + (lanes[8] + lanes[12])
+    lane1 = (lanes[1] + lanes[5]) + (lanes[9] + lanes[13])
+    lane2 = (lanes[2] + lanes[6]) + (lanes[10] + lanes[14])
+    lane3 = (lanes[3] + lanes[7]) + (lanes[11] + lanes[15])
+    return (lane0 + lane1) + (lane2 + lane3)
+
+
+@njit(cache=True, inline="always")
 def _compensated_sum(values, row, count):
     # row is None (compile-time pruned): values[:count]; else values[row[:count]], the
     # gather fused into the sum so the gathered copy is never written.
@@ -68,13 +81,7 @@ def _compensated_sum(values, row, count):
     full = count - count % 16
     lanes = np.empty(16)
     for i in range(0, full, 16):
-        for j in range(16):
-            lanes[j] = values[i + j] if row is None else values[row[i + j]]
-        lane0 = (lanes[0] + lanes[4]) + (lanes[8] + lanes[12])
-        lane1 = (lanes[1] + lanes[5]) + (lanes[9] + lanes[13])
-        lane2 = (lanes[2] + lanes[6]) + (lanes[10] + lanes[14])
-        lane3 = (lanes[3] + lanes[7]) + (lanes[11] + lanes[15])
-        total, compensation = _two_sum(total, compensation, (lane0 + lane1) + (lane2 + lane3))
+        total, compensation = _two_sum(total, compensation, _block_of_16(values, row, i, lanes))
     for i in range(full, count):
         total, compensation = _two_sum(total, compensation, values[i] if row is None else values[row[i]])
     return total + compensation
@@ -108,13 +115,7 @@ def _iid_mean_streamed(column, n, k0, k1, words, indices):
         held += first
         used = 0
         while used + 16 <= held and position + used + 16 <= full:
-            for j in range(16):
-                lanes[j] = column[indices[used + j]]
-            lane0 = (lanes[0] + lanes[4]) + (lanes[8] + lanes[12])
-            lane1 = (lanes[1] + lanes[5]) + (lanes[9] + lanes[13])
-            lane2 = (lanes[2] + lanes[6]) + (lanes[10] + lanes[14])
-            lane3 = (lanes[3] + lanes[7]) + (lanes[11] + lanes[15])
-            total, compensation = _two_sum(total, compensation, (lane0 + lane1) + (lane2 + lane3))
+            total, compensation = _two_sum(total, compensation, _block_of_16(column, indices, used, lanes))
             used += 16
         while position + used >= full and used < held and position + used < n:
             total, compensation = _two_sum(total, compensation, column[indices[used]])
