@@ -63,11 +63,8 @@ def _model_part(path):
 
 
 def _shown(path):
-    """A receipt's path as README shows it: relative to the workspace when inside it."""
-    root = workspace.find().root
-    absolute = os.path.realpath(path)
-    inside = absolute.startswith(root + os.sep)
-    return os.path.relpath(absolute, root) if inside else path
+    """A receipt's path as README shows it (:meth:`bootmark.workspace.Workspace.shown`)."""
+    return workspace.find().shown(path)
 
 
 def _short_sha(provenance):

@@ -119,9 +119,11 @@ class Workspace:
         """The README whose marked sections ``--readme`` renders."""
         return os.path.join(self.root, "README.md")
 
-    def relative(self, path: str) -> str:
-        """``path`` relative to the workspace root (for links and messages)."""
-        return os.path.relpath(path, self.root)
+    def shown(self, path: str) -> str:
+        """``path`` as rendered text shows it: relative to the workspace root when inside
+        it, else as given."""
+        absolute = os.path.realpath(path)
+        return os.path.relpath(absolute, self.root) if absolute.startswith(self.root + os.sep) else path
 
 
 def _read_config(path):

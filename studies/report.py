@@ -166,7 +166,7 @@ def render_section(directory=None, chart_directory=None, draw=True):
     """(markdown, receipt paths) for every registered study that has a receipt; receipts
     and charts default to the workspace's folders, and links are relative to its root."""
     parts, paths = [], []
-    root = workspace.find().root
+    found = workspace.find()
     directory = workspace.directory_for("study", directory)
     newest = newest_study_receipts(directory)
     for protocol in protocols.registered():
@@ -178,8 +178,7 @@ def render_section(directory=None, chart_directory=None, draw=True):
         process = "profile" not in body
         if draw:
             (draw_process_chart if process else draw_chart)(body, chart)
-        link = os.path.relpath(chart, root)
-        parts.append((render_process if process else render_study)(body, os.path.relpath(path, root), link))
+        parts.append((render_process if process else render_study)(body, found.shown(path), found.shown(chart)))
         paths.append(path)
     if not parts:
         raise FileNotFoundError(f"no study receipt in {directory}; run `bootmark study run S1` first")
