@@ -9,7 +9,9 @@ process and interleaved (see ``bootmark.timing``):
 * ``tsbootstrap``:        tsbootstrap.bootstrap_reduce(..., statistic="mean", backend="compiled")
 * floors (``bootmark.floors``), timed in the same rounds: ``philox_floor`` (the Philox
   words the method needs and nothing else), ``gather_floor`` (those words in L1-sized
-  chunks, mapped to starts, and the data summed: the fused reduce's unavoidable work),
+  chunks, mapped to starts, and the data summed: the fused reduce's unavoidable work;
+  for stationary cells ``floors.stationary_gather_floor``, with its varying, wrapping
+  blocks),
   and where materialize is timed ``fill_fresh`` / ``fill_touched`` (writing B x n float64
   into a fresh array / one touched before). ``floor_ratios`` give each engine path's
   time over its floor (engine_reduce / gather_floor, engine_materialize / fill_fresh).
@@ -173,8 +175,9 @@ def _floor_paths(name, x, n_bootstraps, materialized):
     block_length = 1 if name == "iid" else BLOCK_LENGTH
     words = floors.words_per_replicate(name, n, BLOCK_LENGTH)
     prefix = floors.block_prefix(x, block_length)
+    gather = floors.stationary_gather_floor if name == "stationary" else floors.gather_floor
     paths = {"philox_floor": lambda: floors.philox_floor(words, n_bootstraps),
-             "gather_floor": lambda: floors.gather_floor(prefix, n, block_length, n_bootstraps)}
+             "gather_floor": lambda: gather(prefix, n, block_length, n_bootstraps)}
     if materialized:
         touched = floors.fill_floor(shape=(n_bootstraps, n))
         paths["fill_fresh"] = lambda: floors.fill_floor(shape=(n_bootstraps, n))
@@ -338,6 +341,48 @@ def render_table(receipt):
                          f"{cell['paths'][ours]['median_s'] * 1e3:.2f} | {theirs} | "
                          f"{cell['paths'][theirs]['median_s'] * 1e3:.2f} | {ratio['median']:.2f} "
                          f"({ratio['ci_low']:.2f}-{ratio['ci_high']:.2f}) | {verdict} |")
+    return "\n".join(lines)
+
+
+# The speed targets a reduce cell is read against (issue 15): the engine within
+# FLOOR_TARGET of its gather floor; ARCH_TARGET x arch wherever the floor itself is
+# ARCH_FLOOR_REACH x arch; PEER_TARGETS x tsbootstrap wherever the floor reaches that.
+FLOOR_TARGET, ARCH_TARGET, ARCH_FLOOR_REACH = 1.5, 10.0, 15.0
+PEER_TARGETS = {"iid": 3.0, "moving": 5.0, "circular": 5.0, "stationary": 5.0}
+
+
+def _against(cell, peer, target, reach):
+    """"ratio: verdict" for peer/engine against ``target``, judged only where the floor's own
+    ratio to the peer (peer/floor, the quotient of the two medians) reaches ``reach``."""
+    ratios = cell["ratios"]
+    if peer not in ratios or "gather_floor" not in ratios:
+        return "–"
+    ours, floor = ratios[peer]["median"], ratios[peer]["median"] / ratios["gather_floor"]["median"]
+    if floor < reach:
+        return f"{ours:.1f} (floor {floor:.1f}): out of the floor's reach"
+    return f"{ours:.1f} (floor {floor:.1f}): {'met' if ours >= target else 'MISSED'}"
+
+
+def render_targets(receipt):
+    """Markdown: every reduce cell against the speed targets, read from its medians: the
+    engine over its gather floor (target <= FLOOR_TARGET), arch over the engine (target
+    ARCH_TARGET where arch over the floor is at least ARCH_FLOOR_REACH) and tsbootstrap
+    over the engine (target PEER_TARGETS[method] where the floor reaches it). None when
+    no cell timed a floor."""
+    cells = [cell for cell in receipt["body"]["cells"] if not cell["sentinel"] and "floor_ratios" in cell
+             and REFERENCE_PATH in cell["floor_ratios"]]
+    if not cells:
+        return None
+    lines = [f"| method | n | B | engine / floor (target ≤ {FLOOR_TARGET:g}) | arch / engine (target "
+             f"{ARCH_TARGET:g} where the floor is ≥ {ARCH_FLOOR_REACH:g}) | tsbootstrap / engine (target "
+             f"{PEER_TARGETS['iid']:g} i.i.d., {PEER_TARGETS['moving']:g} blocks, where the floor reaches it) |",
+             "|---|---:|---:|---|---|---|"]
+    for cell in cells:
+        to_floor = cell["floor_ratios"][REFERENCE_PATH]["median"]
+        lines.append(f"| {cell['method']} | {cell['n']} | {cell['n_bootstraps']} | {to_floor:.2f}: "
+                     f"{'met' if to_floor <= FLOOR_TARGET else 'MISSED'} | "
+                     f"{_against(cell, 'arch', ARCH_TARGET, ARCH_FLOOR_REACH)} | "
+                     f"{_against(cell, 'tsbootstrap', PEER_TARGETS[cell['method']], PEER_TARGETS[cell['method']])} |")
     return "\n".join(lines)
 
 

@@ -106,6 +106,11 @@ def render_section(path, memory_path=None, model_path=None):
                f"per element is flat. The floors are timed in the same rounds (`bootmark/floors.py`): "
                f"`gather_floor` draws the method's words and sums the data with nothing else, `philox_floor` only "
                f"draws the words, `fill_fresh` writes a fresh B × n array.\n\n{scaling}") if scaling else ""
+    targets = bench.render_targets(receipt)
+    scaling += (f"\n\n### Speed targets, cell by cell\n\nThe same receipt, each fused-reduce cell against the "
+                f"targets bootmark holds itself to, from medians. A peer target is judged only where the floor "
+                f"reaches it (the peer's time over the gather floor's): where even the floor cannot, the cell says "
+                f"so rather than count a miss no code could mend. MISSED is a miss.\n\n{targets}") if targets else ""
     peak = f"\n\n{_memory_part(memory_path)}" if memory_path else ""
     model = f"\n\n{_model_part(model_path)}" if model_path else ""
     return f"{BEGIN}\n{header}{skipped}\n\n{bench.render_table(full)}{scaling}{peak}{model}\n{END}"

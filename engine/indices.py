@@ -19,6 +19,10 @@ from .parallel import run_replicates
 
 __all__ = ["STREAM_VERSION", "RowPlan", "row_plan", "fill_row", "index_matrix"]
 
+# Words per step of a streamed row (the i.i.d. mean, block algebra): 16 KiB of words
+# and their draws stay in the L1 data cache.
+CHUNK_WORDS = 2048
+
 _MASK32 = np.uint64(0xFFFFFFFF)
 _S32 = np.uint64(32)
 _ZERO = np.uint64(0)
@@ -78,11 +82,11 @@ def new_scratch(n, block_length):
     """Work space of one thread, allocated by numpy (compiling allocations would cost
     a second of first-call time): start and length word buffers, their cursors (rows 0
     and 1 of ``states``: position in buffer, next Philox block), an index row, n floats,
-    and the starts and lengths of up to n blocks."""
+    and the starts and lengths of up to n blocks (or of a buffer's words, when more)."""
     words = stream_words(n, block_length)
     return (np.empty(words, dtype=np.uint64), np.empty(2 * words, dtype=np.uint64), np.zeros((2, 2), dtype=np.int64),
             np.empty(n, dtype=np.int32), np.empty(n, dtype=np.float64),
-            np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64))
+            np.empty(max(n, words), dtype=np.int64), np.empty(max(n, words), dtype=np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -175,18 +179,24 @@ def _fixed_blocks(n, block_length, start_count, start_scale, k0, k1, starts_buff
 
 
 @njit(cache=True, inline="always")
-def _stationary_blocks(n, start_count, table, k0, k1, starts_buffer, lengths_buffer, starts, lengths):
+def stationary_chunk(n, filled, limit, start_count, table, k0, k1, starts_buffer, lengths_buffer, states, starts,
+                     lengths):
+    """The next stationary blocks of a replicate, from ``filled`` positions covered on:
+    at most ``limit`` of them into starts[:m] and lengths[:m] (the last one cut at n);
+    return (m, positions covered). ``states`` holds the two streams' cursors
+    (:func:`reset_streams` before a replicate's first chunk); a buffer of any size (a
+    multiple of 4) gives the same blocks, so a caller can stream a long row through
+    L1-sized buffers."""
     # The draws of reference.draws (bounded starts, geometric lengths), with the cursors
-    # in registers rather than in the shared ``states`` array: this loop is the hot one.
-    first_block = np.int64(0)  # typed, not literal: a literal 0 would compile refill_from once more
-    start_cursor, start_next = 0, refill_from(starts_buffer, first_block, k0, k1, BLOCK_START)
-    length_cursor, length_next = 0, refill_from(lengths_buffer, first_block, k0, k1, BLOCK_LENGTH)
+    # in registers rather than in ``states`` while the loop runs: this loop is the hot one.
+    start_cursor, start_next = states[0, 0], states[0, 1]
+    length_cursor, length_next = states[1, 0], states[1, 1]
     start_capacity, length_capacity = starts_buffer.shape[0], lengths_buffer.shape[0]
     threshold = ((_MASK32 - start_count) + np.uint64(1)) % start_count
     count = np.int64(table[COUNT])
     span, shift, guide = table[SPAN], table[GUIDE_SHIFT], THRESHOLDS + count
-    filled, blocks = 0, 0
-    while filled < n:
+    blocks = 0
+    while filled < n and blocks < limit:
         while True:
             if start_cursor == start_capacity:
                 start_next = refill_from(starts_buffer, start_next, k0, k1, BLOCK_START)
@@ -220,7 +230,32 @@ def _stationary_blocks(n, start_count, table, k0, k1, starts_buffer, lengths_buf
         lengths[blocks] = min(length, n - filled)
         filled += lengths[blocks]
         blocks += 1
-    return blocks
+    states[0, 0], states[0, 1] = start_cursor, start_next
+    states[1, 0], states[1, 1] = length_cursor, length_next
+    return blocks, filled
+
+
+@njit(cache=True, inline="always")
+def fixed_chunk(n, filled, block_length, start_count, start_scale, k0, k1, words, states, starts, lengths):
+    """The next fixed-length blocks of a replicate, from ``filled`` positions covered on:
+    the accepted draws of the start stream's next ``len(words)`` words (starts needs that
+    many slots), as many as the row still needs, into starts[:m] and lengths[:m] (b, the
+    last one cut at n); return (m, positions covered). ``states[0, 1]`` is the stream's
+    next Philox block (0 before a replicate's first chunk). Each chunk consumes its words
+    whole, so any buffer size gives the blocks of :func:`row_blocks`."""
+    capacity = words.shape[0]
+    states[0, 1] = refill_from(words, states[0, 1], k0, k1, BLOCK_START)
+    accepted = map_words(words, capacity, start_count, start_scale, starts)
+    if accepted < capacity:
+        accepted = compact_words(words, accepted + 1, capacity, start_count, start_scale, starts, accepted, capacity)
+    blocks = min(accepted, (n - filled + block_length - 1) // block_length)
+    for i in range(blocks):
+        lengths[i] = block_length
+    filled += blocks * block_length
+    if filled > n:
+        lengths[blocks - 1] -= filled - n
+        filled = n
+    return blocks, filled
 
 
 @njit(cache=True)
@@ -230,7 +265,8 @@ def row_blocks(layout, n, block_length, start_count, start_scale, table, k0, k1,
     other than IID_ROWS; lengths already cut so they sum to n); return m."""
     reset_streams(starts_buffer, lengths_buffer, states)
     if layout == STATIONARY_ROWS:
-        return _stationary_blocks(n, start_count, table, k0, k1, starts_buffer, lengths_buffer, starts, lengths)
+        return stationary_chunk(n, 0, n, start_count, table, k0, k1, starts_buffer, lengths_buffer, states, starts,
+                                lengths)[0]
     return _fixed_blocks(n, block_length, start_count, start_scale, k0, k1, starts_buffer, states[0], starts, lengths)
 
 

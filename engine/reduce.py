@@ -43,7 +43,8 @@ import numpy as np
 from numba import njit
 
 from .draws import BLOCK_START, refill_from
-from .indices import IID_ROWS, STATIONARY_ROWS, compact_words, fill_row, map_words, row_blocks
+from .indices import (CHUNK_WORDS, IID_ROWS, STATIONARY_ROWS, compact_words, fill_row, fixed_chunk, map_words,
+                      reset_streams, row_blocks, stationary_chunk)
 from .parallel import run_replicates
 from .keys import inner_root_key, replicate_key
 
@@ -87,9 +88,7 @@ def _compensated_sum(values, row, count):
     return total + compensation
 
 
-# Words drawn per step of the streamed i.i.d. mean: 16 KiB of words and 8 KiB of
-# indices. Below STREAM_MIN_N the row path's n-sized buffers fit in cache anyway.
-CHUNK_WORDS = 2048
+# Below STREAM_MIN_N the i.i.d. row path's n-sized buffers fit in cache anyway.
 STREAM_MIN_N = 4 * CHUNK_WORDS
 
 
@@ -299,9 +298,9 @@ def rounded_prefix(values):
 
 
 @njit(cache=True, inline="always")
-def _block_total(prefix, c, n, wrap, starts, lengths, blocks):
-    # Scalar accumulator and no wrap test per block in the common untapered cases.
-    total = 0.0
+def _block_total(prefix, c, n, wrap, starts, lengths, blocks, total):
+    # total plus the blocks' sums, added in block order; no wrap test per block in the
+    # common untapered cases.
     if not wrap:
         for i in range(blocks):
             total += prefix[c, starts[i] + lengths[i]] - prefix[c, starts[i]]
@@ -318,19 +317,38 @@ def _block_total(prefix, c, n, wrap, starts, lengths, blocks):
 @njit(cache=True, nogil=True)
 def _block_mean_var_task(begin, end, scratch, layout, n, block_length, start_count, start_scale, wrap, table,
                          root_lo, root_hi, first, sums_prefix, squares_prefix, means, kind, out):
+    # A replicate's blocks are drawn and summed a chunk at a time (at most CHUNK_WORDS
+    # start words and their blocks), so a long row's words, starts and lengths stay in
+    # cache; every column's totals add the blocks in row order, as one pass would.
     d = means.shape[0]
     starts_buffer, lengths_buffer, states, _, _, starts, lengths = scratch
+    capacity = min(CHUNK_WORDS, starts_buffer.shape[0])
+    start_words, length_words = starts_buffer[:capacity], lengths_buffer[:2 * capacity]
+    limit = min(capacity, n)
+    sums, squares = np.empty(d), np.empty(d)
     for r in range(begin, end):
         k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
-        blocks = row_blocks(layout, n, block_length, start_count, start_scale, table, k0, k1,
-                            starts_buffer, lengths_buffer, states, starts, lengths)
+        reset_streams(start_words, length_words, states)
+        sums[:], squares[:] = 0.0, 0.0
+        filled = 0
+        while filled < n:
+            if layout == STATIONARY_ROWS:
+                blocks, filled = stationary_chunk(n, filled, limit, start_count, table, k0, k1, start_words,
+                                                  length_words, states, starts, lengths)
+            else:
+                blocks, filled = fixed_chunk(n, filled, block_length, start_count, start_scale, k0, k1, start_words,
+                                             states, starts, lengths)
+            for c in range(d):
+                sums[c] = _block_total(sums_prefix, c, n, wrap, starts, lengths, blocks, sums[c])
+            if kind != MEAN:
+                for c in range(d):
+                    squares[c] = _block_total(squares_prefix, c, n, wrap, starts, lengths, blocks, squares[c])
         for c in range(d):
-            shift = _block_total(sums_prefix, c, n, wrap, starts, lengths, blocks) / n
+            shift = sums[c] / n
             if kind == MEAN:
                 out[r, c] = means[c] + shift
             else:
-                squares = _block_total(squares_prefix, c, n, wrap, starts, lengths, blocks)
-                variance = max(squares / n - shift * shift, 0.0)
+                variance = max(squares[c] / n - shift * shift, 0.0)
                 out[r, c] = variance if kind == VAR else np.sqrt(variance)
 
 
@@ -346,7 +364,10 @@ def block_mean_var(plan, root, first, columns, kind, out):
     algebra on the (d, n) ``columns``."""
     centred, means = centre_columns(columns)
     sums_prefix = np.array([rounded_prefix(np.ascontiguousarray(c)) for c in centred])
-    squares_prefix = np.array([rounded_prefix(np.ascontiguousarray(c * c)) for c in centred])
+    if kind == MEAN:  # never read
+        squares_prefix = np.zeros((centred.shape[0], 1))
+    else:
+        squares_prefix = np.array([rounded_prefix(np.ascontiguousarray(c * c)) for c in centred])
     blocks = -(-plan.n // plan.block_length)
     per_block = 15 if plan.layout == STATIONARY_ROWS else 6  # ns, with the geometric length draw or without
     run_replicates(_block_mean_var_task, out.shape[0], out.shape[0] * (blocks * columns.shape[0] * per_block + 60),

@@ -11,13 +11,15 @@ mapping every word without compaction gives rows the test rejects.
 
 import numpy as np
 import pytest
+from numba import njit
 
 from bootmark import engine, reference
 from bootmark.engine import models as engine_models
 from bootmark.engine.draws import BLOCK_START, RESIDUAL_INDEX, refill_from
-from bootmark.engine.indices import stream_words
+from bootmark.engine.indices import (STATIONARY_ROWS, fixed_chunk, new_scratch, reset_streams, row_blocks, row_plan,
+                                     stationary_chunk, stream_words)
 from bootmark.engine.keys import replicate_key, root_key
-from bootmark.engine.reduce import STREAM_MIN_N, accurate_sum
+from bootmark.engine.reduce import STREAM_MIN_N, accurate_sum, centre_columns, rounded_prefix
 from bootmark.reference import models as reference_models
 from bootmark.reference.keys import replicate_key as reference_replicate_key
 from bootmark.reference.keys import root_key as reference_root_key
@@ -118,3 +120,99 @@ def test_a_bad_out_array_is_refused_by_name(bad, words):
     result = engine.bootstrap(np.zeros(500), engine.IID(), 23, seed=1)
     with pytest.raises(engine.BootmarkError, match=f"out.*{words}"):
         result.values(out=bad)
+
+
+# Block algebra streams a long row through L1-sized buffers (engine/reduce.py,
+# _block_mean_var_task): at most CHUNK_WORDS start words and their blocks at a time.
+
+
+@njit
+def chunked_blocks(layout, n, block_length, start_count, start_scale, table, k0, k1, capacity, forget):
+    """Every block of a replicate, drawn through buffers of ``capacity`` start words as
+    the streamed block algebra draws them; ``forget`` is the broken variant that starts
+    each chunk's streams afresh."""
+    start_words = np.empty(capacity, dtype=np.uint64)
+    length_words = np.empty(2 * capacity, dtype=np.uint64)
+    states = np.zeros((2, 2), dtype=np.int64)
+    starts, lengths = np.empty(max(n, capacity), dtype=np.int64), np.empty(max(n, capacity), dtype=np.int64)
+    all_starts, all_lengths = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    reset_streams(start_words, length_words, states)
+    filled, count = 0, 0
+    while filled < n:
+        if forget:
+            reset_streams(start_words, length_words, states)
+        if layout == STATIONARY_ROWS:
+            blocks, filled = stationary_chunk(n, filled, min(capacity, n), start_count, table, k0, k1, start_words,
+                                              length_words, states, starts, lengths)
+        else:
+            blocks, filled = fixed_chunk(n, filled, block_length, start_count, start_scale, k0, k1, start_words,
+                                         states, starts, lengths)
+        all_starts[count:count + blocks] = starts[:blocks]
+        all_lengths[count:count + blocks] = lengths[:blocks]
+        count += blocks
+    return all_starts[:count], all_lengths[:count]
+
+
+def whole_row_blocks(layout, n, block_length, start_count, start_scale, table, k0, k1):
+    """The blocks of the row builder behind every index row (one buffer for the row)."""
+    starts_buffer, lengths_buffer, states, _, _, starts, lengths = new_scratch(n, block_length)
+    count = row_blocks(layout, n, block_length, start_count, start_scale, table, k0, k1, starts_buffer,
+                       lengths_buffer, states, starts, lengths)
+    return starts[:count], lengths[:count]
+
+
+BLOCK_METHODS = [engine.MovingBlock(3), engine.CircularBlock(2), engine.NonOverlappingBlock(2),
+                 engine.StationaryBlock(10)]
+
+
+def plan_and_keys(method, n, replicate):
+    plan = row_plan(method, n)
+    root = root_key(SEED)
+    k0, k1 = replicate_key(root[0], root[1], np.uint64(replicate))
+    return plan, (plan.layout, n, plan.block_length, np.uint64(plan.start_count), plan.start_scale, plan.table,
+                  np.uint64(k0), np.uint64(k1))
+
+
+@pytest.mark.parametrize("method", BLOCK_METHODS, ids=lambda m: type(m).__name__)
+def test_blocks_drawn_chunk_by_chunk_are_the_whole_rows_blocks(method):
+    n = 3_001  # several chunks even for the largest buffer below
+    _, arguments = plan_and_keys(method, n, 1)
+    expected = whole_row_blocks(*arguments)
+    for capacity in (4, 8, 64, 2048):
+        starts, lengths = chunked_blocks(*arguments, capacity, False)
+        assert np.array_equal(starts, expected[0]) and np.array_equal(lengths, expected[1]), capacity
+    # negative control: chunks that forget the stream's position give other blocks
+    broken = chunked_blocks(*arguments, 64, True)
+    assert broken[0].shape != expected[0].shape or not np.array_equal(broken[0], expected[0])
+
+
+def one_pass_block_means(x, method, n_bootstraps, forget=False):
+    """Each replicate's mean by block algebra in plain Python floats: the whole row's
+    blocks (or the broken chunks'), then one pass over them in row order."""
+    centred, means = centre_columns(x[None, :])
+    prefix = rounded_prefix(np.ascontiguousarray(centred[0])).tolist()
+    n, out = x.shape[0], []
+    for replicate in range(n_bootstraps):
+        _, arguments = plan_and_keys(method, n, replicate)
+        starts, lengths = chunked_blocks(*arguments, 2048, True) if forget else whole_row_blocks(*arguments)
+        total = 0.0
+        for start, length in zip(starts.tolist(), lengths.tolist()):
+            stop = start + length
+            total += prefix[stop] - prefix[start] if stop <= n else (prefix[n] - prefix[start]) + prefix[stop - n]
+        out.append(means[0] + total / n)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("method", BLOCK_METHODS, ids=lambda m: type(m).__name__)
+def test_streamed_block_means_have_the_one_pass_bits_at_1e5(method):
+    n = 100_000  # 33,000 to 50,000 blocks a row: many 2,048-word chunks
+    x = np.random.default_rng(7).standard_normal(n)
+    ours = engine.bootstrap_reduce(x, method, "mean", 3, seed=SEED).statistics
+    assert np.array_equal(ours, one_pass_block_means(x, method, 3))
+    assert not np.array_equal(ours, one_pass_block_means(x, method, 3, forget=True))  # negative control
+
+
+def test_stationary_rows_equal_the_reference_at_1e5():
+    n = 100_000
+    ours = engine.bootstrap(np.zeros(n), engine.StationaryBlock(10), 2, seed=SEED).indices()
+    assert np.array_equal(ours, reference_rows(reference.StationaryBlock(10), n, 2))

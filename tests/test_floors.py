@@ -1,0 +1,78 @@
+"""The bench's floors compute exactly the work their docstrings claim: the words of the
+reference Philox (counter (block, 0, purpose, 0), key (replicate, 12345)), mapped without
+rejection, and the data they select summed. A floor that drew fewer words or summed
+fewer blocks would flatter every engine/floor ratio in the receipts."""
+
+import math
+
+import numpy as np
+import pytest
+
+from bootmark import floors
+from bootmark.reference.philox import philox4x32_10
+
+FLOOR_KEY = 12345
+
+
+def words(replicate, purpose, count):
+    """The first ``count`` words of a floor's stream, from the reference Philox."""
+    out = []
+    for block in range(-(-count // 4)):
+        out.extend(philox4x32_10((block, 0, purpose, 0), (replicate, FLOOR_KEY)))
+    return out[:count]
+
+
+def fixed_floor_sums(x, block_length, n_bootstraps):
+    n = len(x)
+    prefix = [0.0] + list(np.cumsum(x)) if block_length > 1 else list(x)
+    draws, bound = -(-n // block_length), n - block_length + 1
+    sums = []
+    for replicate in range(n_bootstraps):
+        total = 0.0
+        for word in words(replicate, 1, draws):
+            start = (word * bound) >> 32
+            total += prefix[start] if block_length == 1 else prefix[start + block_length] - prefix[start]
+        sums.append(total)
+    return sums
+
+
+def stationary_floor_sums(x, block_length, n_bootstraps, length_words=2):
+    n = len(x)
+    prefix = [0.0] + list(np.cumsum(x))
+    sums = []
+    for replicate in range(n_bootstraps):
+        starts, lengths = words(replicate, 1, n), words(replicate, 2, 2 * n)
+        total, filled, block = 0.0, 0, 0
+        while filled < n:
+            start = (starts[block] * n) >> 32
+            mixed = lengths[2 * block] ^ lengths[2 * block + 1] if length_words == 2 else lengths[block]
+            length = min(1 + ((mixed * (2 * block_length - 1)) >> 32), n - filled)
+            stop = start + length
+            total += prefix[stop] - prefix[start] if stop <= n else (prefix[n] - prefix[start]) + prefix[stop - n]
+            filled += length
+            block += 1
+        sums.append(total)
+    return sums
+
+
+@pytest.mark.parametrize("n, block_length", [(200, 1), (5_003, 1), (200, 10), (5_003, 7)])
+def test_gather_floor_sums_the_blocks_its_words_select(n, block_length):
+    x = np.random.default_rng(n).standard_normal(n)
+    ours = floors.gather_floor(floors.block_prefix(x, block_length), n, block_length, 3)
+    assert np.allclose(ours, fixed_floor_sums(x, block_length, 3), rtol=0, atol=1e-9 * n)
+
+
+@pytest.mark.parametrize("n, block_length", [(200, 10), (5_003, 10), (50, 3)])
+def test_stationary_gather_floor_covers_n_with_wrapping_blocks(n, block_length):
+    x = np.random.default_rng(n).standard_normal(n)
+    ours = floors.stationary_gather_floor(floors.block_prefix(x, block_length), n, block_length, 3)
+    expected = stationary_floor_sums(x, block_length, 3)
+    assert np.allclose(ours, expected, rtol=0, atol=1e-9 * n)
+    # negative control: a floor drawing one length word a block instead of two sums other blocks
+    assert not np.allclose(ours, stationary_floor_sums(x, block_length, 3, length_words=1), rtol=0, atol=1e-9 * n)
+
+
+def test_words_per_replicate_counts_three_words_a_stationary_block():
+    assert floors.words_per_replicate("stationary", 1000, 10) == 300
+    assert floors.words_per_replicate("iid", 1000, 10) == 1000
+    assert floors.words_per_replicate("moving", 1001, 10) == math.ceil(1001 / 10)
