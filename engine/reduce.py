@@ -32,7 +32,11 @@ i.i.d. mean never builds the replicate's n-word buffer or its n-index row. It dr
 ``CHUNK_WORDS`` words at a time (with their indices, about 24 KiB: they stay in the L1
 data cache), maps them as :func:`indices.bounded_run` does, and feeds the compensated sum
 16 positions at a time. Indices and summation order are those of the row path, so the
-bits are too.
+bits are too. Block algebra streams the same way: a replicate's blocks are drawn a
+buffer of at most ``CHUNK_WORDS`` start words at a time (``indices.fixed_chunk``,
+``indices.stationary_chunk``) and added to each column's running total in row order, so
+on a long series the words, starts and lengths stay in cache and the totals keep the
+one-pass bits.
 
 Kernels are ``nogil`` functions over a range of replicates, run on threads by
 ``parallel.run_replicates``; each thread gets its own scratch (allocated by numpy), and a replicate's
