@@ -96,6 +96,9 @@ def stationary_gather_floor(prefix, n, block_length, n_bootstraps):
     length is 1 + floor(w * (2b - 1) / 2**32) for w the two words XORed (uniform on
     1 .. 2b - 1, mean b), so a replicate has about n / b blocks, and a block that passes
     position n wraps to 0 through the prefix sums (n + 1 entries, :func:`block_prefix`)."""
+    if np.shape(prefix) != (n + 1,):
+        raise ValueError(f"prefix must hold the n + 1 = {n + 1} prefix sums of x, got shape {np.shape(prefix)}; "
+                         f"block_prefix(x, b) returns x itself for b = 1")
     capacity = min(CHUNK_WORDS, stream_words(n, block_length))  # the engine's buffer, L1-sized at most
     return _stationary_gather(prefix, n, block_length, n_bootstraps, capacity)
 

@@ -76,3 +76,9 @@ def test_words_per_replicate_counts_three_words_a_stationary_block():
     assert floors.words_per_replicate("stationary", 1000, 10) == 300
     assert floors.words_per_replicate("iid", 1000, 10) == 1000
     assert floors.words_per_replicate("moving", 1001, 10) == math.ceil(1001 / 10)
+
+
+def test_stationary_floor_refuses_data_in_place_of_prefix_sums():
+    x = np.zeros(50)
+    with pytest.raises(ValueError, match="n \\+ 1 = 51 prefix sums"):
+        floors.stationary_gather_floor(floors.block_prefix(x, 1), 50, 1, 2)

@@ -175,7 +175,7 @@ def plan_and_keys(method, n, replicate):
 
 @pytest.mark.parametrize("method", BLOCK_METHODS, ids=lambda m: type(m).__name__)
 def test_blocks_drawn_chunk_by_chunk_are_the_whole_rows_blocks(method):
-    n = 3_001  # several chunks even for the largest buffer below
+    n = 3_001  # hundreds of chunks of 4 words, one of 2,048
     _, arguments = plan_and_keys(method, n, 1)
     expected = whole_row_blocks(*arguments)
     for capacity in (4, 8, 64, 2048):
@@ -186,30 +186,57 @@ def test_blocks_drawn_chunk_by_chunk_are_the_whole_rows_blocks(method):
     assert broken[0].shape != expected[0].shape or not np.array_equal(broken[0], expected[0])
 
 
-def one_pass_block_means(x, method, n_bootstraps, forget=False):
-    """Each replicate's mean by block algebra in plain Python floats: the whole row's
-    blocks (or the broken chunks'), then one pass over them in row order."""
+@pytest.mark.parametrize("method", BLOCK_METHODS, ids=lambda m: type(m).__name__)
+def test_chunks_keep_the_whole_rows_blocks_where_most_start_words_are_rejected(method):
+    # A start bound of 2**31 + 1 rejects about half the words: chunks of 4 words often
+    # accept none, and compaction runs in nearly every chunk.
+    n = 3_001
+    plan, arguments = plan_and_keys(method, n, 2)
+    arguments = arguments[:3] + (np.uint64(2**31 + 1),) + arguments[4:]
+    met = rejected(stream(SEED, 2, BLOCK_START, 64), 2**31 + 1)
+    assert met >= 16, "the bound must reject words for this test to exercise compaction"
+    expected = whole_row_blocks(*arguments)
+    for capacity in (4, 8, 64):
+        starts, lengths = chunked_blocks(*arguments, capacity, False)
+        assert np.array_equal(starts, expected[0]) and np.array_equal(lengths, expected[1]), capacity
+
+
+def one_pass_block_moments(x, method, statistic, n_bootstraps, forget=False):
+    """Each replicate's mean or variance by block algebra in plain Python floats: the whole
+    row's blocks (or the broken chunks'), then one pass over them in row order."""
     centred, means = centre_columns(x[None, :])
-    prefix = rounded_prefix(np.ascontiguousarray(centred[0])).tolist()
+    sums = rounded_prefix(np.ascontiguousarray(centred[0])).tolist()
+    squares = rounded_prefix(np.ascontiguousarray(centred[0] * centred[0])).tolist()
     n, out = x.shape[0], []
+
+    def total(prefix, starts, lengths):
+        added = 0.0
+        for start, length in zip(starts, lengths):
+            stop = start + length
+            added += prefix[stop] - prefix[start] if stop <= n else (prefix[n] - prefix[start]) + prefix[stop - n]
+        return added
+
     for replicate in range(n_bootstraps):
         _, arguments = plan_and_keys(method, n, replicate)
         starts, lengths = chunked_blocks(*arguments, 2048, True) if forget else whole_row_blocks(*arguments)
-        total = 0.0
-        for start, length in zip(starts.tolist(), lengths.tolist()):
-            stop = start + length
-            total += prefix[stop] - prefix[start] if stop <= n else (prefix[n] - prefix[start]) + prefix[stop - n]
-        out.append(means[0] + total / n)
+        starts, lengths = starts.tolist(), lengths.tolist()
+        shift = total(sums, starts, lengths) / n
+        if statistic == "mean":
+            out.append(means[0] + shift)
+        else:
+            out.append(max(total(squares, starts, lengths) / n - shift * shift, 0.0))
     return np.array(out)
 
 
+@pytest.mark.parametrize("statistic", ["mean", "var"])
 @pytest.mark.parametrize("method", BLOCK_METHODS, ids=lambda m: type(m).__name__)
-def test_streamed_block_means_have_the_one_pass_bits_at_1e5(method):
+def test_streamed_block_moments_have_the_one_pass_bits_at_1e5(method, statistic):
     n = 100_000  # 33,000 to 50,000 blocks a row: many 2,048-word chunks
     x = np.random.default_rng(7).standard_normal(n)
-    ours = engine.bootstrap_reduce(x, method, "mean", 3, seed=SEED).statistics
-    assert np.array_equal(ours, one_pass_block_means(x, method, 3))
-    assert not np.array_equal(ours, one_pass_block_means(x, method, 3, forget=True))  # negative control
+    ours = engine.bootstrap_reduce(x, method, statistic, 3, seed=SEED).statistics
+    assert np.array_equal(ours, one_pass_block_moments(x, method, statistic, 3))
+    # negative control: chunks that forget the stream's position
+    assert not np.array_equal(ours, one_pass_block_moments(x, method, statistic, 3, forget=True))
 
 
 def test_stationary_rows_equal_the_reference_at_1e5():
