@@ -15,8 +15,9 @@ from .cache import install_locator
 
 install_locator()  # before any kernel below is decorated: the locator is chosen then
 
-from bootmark.reference.errors import (BlockLengthWarning, BootmarkError, DataTypeError, ErrorCode, InvalidDataError,
-                              InvalidParameterError, ParameterTypeError, SkippedReplicatesWarning)
+from bootmark.reference.errors import (BlockLengthWarning, BlockWildDesignWarning, BootmarkError, DataTypeError,
+                                      ErrorCode, InvalidDataError, InvalidParameterError, ParameterTypeError,
+                                      SkippedReplicatesWarning)
 from bootmark.reference.specs import (AR, IID, BlockWild, CircularBlock, MovingBlock, NonOverlappingBlock, ResidualBootstrap,
                              SieveAR, StationaryBlock, TaperedBlock, Wild)
 
@@ -34,5 +35,6 @@ __all__ = [
     "ResidualBootstrap", "SieveAR", "AR", "Wild", "BlockWild",
     "BootstrapResult", "ReduceResult", "ConfidenceInterval", "BlockLengthEstimate", "ModelFit",
     "BootmarkError", "InvalidDataError", "DataTypeError", "InvalidParameterError", "ParameterTypeError",
-    "ErrorCode", "BlockLengthWarning", "SkippedReplicatesWarning", "STREAM_VERSION", "DEFAULT_MEMORY_BUDGET",
+    "ErrorCode", "BlockLengthWarning", "BlockWildDesignWarning", "SkippedReplicatesWarning", "STREAM_VERSION",
+    "DEFAULT_MEMORY_BUDGET",
 ]

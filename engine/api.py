@@ -24,7 +24,7 @@ import numpy as np
 
 from bootmark.reference.api import checked_interval, prepare_arguments, statistic_layout
 from bootmark.reference.errors import ErrorCode, InvalidParameterError, ParameterTypeError
-from bootmark.reference.models import FIT_OK, no_indices_error, settle_refits
+from bootmark.reference.models import FIT_OK, no_indices_error, settle_refits, warn_if_recursive_block_wild
 from bootmark.reference.specs import IID, TaperedBlock, check_statistic, check_statistic_for_method, is_model_method
 from bootmark.reference.validation import as_probability, statistic_components
 
@@ -352,6 +352,7 @@ def _model_reduce(series, method, statistic, n_bootstraps, seed):
     """bootstrap_reduce for a model-based method: fused refits for "ar_coef", the fused
     named statistics or the chunked callable on the rebuilt series."""
     model = models.resolve(method, series)
+    warn_if_recursive_block_wild(model.method, statistic.kind)
     x = series.values[:, 0]
     skipped = ()
     if statistic.kind == "ar_coef":

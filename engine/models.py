@@ -22,6 +22,11 @@ Two kinds of arithmetic, and what each guarantees against the reference (u = 2**
     ``GAUSSIAN_PATH_BOUND`` = 2**-40 (9.1e-13) times (1 + max_t |x*_t - m|) in the tested
     stationary fits: a multiplier's error enters through one residual and decays along
     the stable recursion.
+  - The fixed design (item 9) takes its draws from its own three streams by the same
+    rules, and its x*_t = m + (f_t + e*_{t-p}) adds the same doubles in the same order
+    (f_t built once in Python by the reference's element-wise rule): bitwise under
+    IID, Rademacher and Mammen errors. Its refit sums only b* (the normal matrix is
+    the data's, built once with the fit's fsums) and carries the refit bound below.
   - Refits sum the normal equations with ``reduce.accurate_sum`` (pairwise blocks and
     TwoSum: within 6 u S of exact, S the sum of the magnitudes) instead of math.fsum,
     then solve them with the same elimination. At order 1 the sums come in one pass
@@ -44,13 +49,15 @@ import math
 import numpy as np
 from numba import njit
 
-from bootmark.reference.models import (FIT_EXPLOSIVE, FIT_OK, FIT_SINGULAR, GAUSSIAN_TOLERANCE, MAMMEN_HIGH, MAMMEN_LOW,
-                              MAMMEN_THRESHOLD, SINGULAR_TOLERANCE, TWO_PI, ModelArithmetic, resolve_model)
+from bootmark.reference.models import (FIT_EXPLOSIVE, FIT_OK, FIT_SINGULAR, FIXED, GAUSSIAN_TOLERANCE, MAMMEN_HIGH,
+                                      MAMMEN_LOW, MAMMEN_THRESHOLD, SINGULAR_TOLERANCE, TWO_PI, ModelArithmetic,
+                                      design_of, resolve_model)
 from bootmark.reference.specs import IID, WILD_DISTRIBUTIONS, Wild
 
 from .blocklength import estimate_block_length
 from .data import Series
-from .draws import BLOCK_WILD_OFFSET, RESIDUAL_INDEX, WILD_MULTIPLIER, bounded, refill_from
+from .draws import (BLOCK_WILD_OFFSET, FIXED_BLOCK_WILD_OFFSET, FIXED_RESIDUAL_INDEX, FIXED_WILD_MULTIPLIER,
+                    RESIDUAL_INDEX, WILD_MULTIPLIER, bounded, refill_from)
 from .indices import iid_row, stream_words
 from .keys import replicate_key, root_key
 from .parallel import run_replicates
@@ -157,14 +164,19 @@ def solve(a, b, size):
     return beta.tolist() if solved else None
 
 
-def fitted_residuals(w, beta, start):
-    """r_t = w_t - f_t for t = start .. n-1, f_t accumulated from the oldest lag to the
-    newest, as the reference does."""
+def fitted_values(w, beta, start):
+    """f_t for t = start .. n-1, accumulated from the oldest lag to the newest, as the
+    reference does (element-wise, so bitwise its values)."""
     n = w.shape[0]
     fitted = np.full(n - start, beta[0])
     for k in range(len(beta) - 1, 0, -1):
         fitted = fitted + beta[k] * w[start - k:n - k]
-    return w[start:] - fitted
+    return fitted
+
+
+def fitted_residuals(w, beta, start):
+    """r_t = w_t - f_t for t = start .. n-1 (uncentred)."""
+    return w[start:] - fitted_values(w, beta, start)
 
 
 def _stationary(phi):
@@ -204,16 +216,17 @@ def _rademacher(words, count, out):
 
 
 @njit(cache=True)
-def fill_multipliers(distribution, count, k0, k1, words, out):
-    """out[:count] = the first ``count`` multipliers of the WILD_MULTIPLIER stream
-    (reference.models item 6); ``words`` holds at least 4 ceil(count / 2) + 4 words."""
+def fill_multipliers(distribution, count, k0, k1, words, out, purpose):
+    """out[:count] = the first ``count`` multipliers of the ``purpose`` stream
+    (WILD_MULTIPLIER or FIXED_WILD_MULTIPLIER; reference.models item 6); ``words``
+    holds at least 4 ceil(count / 2) + 4 words."""
     if distribution == RADEMACHER:
         needed = (count + 31) // 32
     elif distribution == MAMMEN:
         needed = count
     else:
         needed = 4 * ((count + 1) // 2)
-    refill_from(words[:4 * ((needed + 3) // 4)], _FIRST_BLOCK, k0, k1, WILD_MULTIPLIER)
+    refill_from(words[:4 * ((needed + 3) // 4)], _FIRST_BLOCK, k0, k1, purpose)
     if distribution == RADEMACHER:
         _rademacher(words, count, out)
     elif distribution == MAMMEN:
@@ -232,31 +245,37 @@ def fill_multipliers(distribution, count, k0, k1, words, out):
 
 
 @njit(cache=True)
-def draw_block_offset(block_length, k0, k1, small, state):
-    """The block-wild phase U = bounded(block_length), first draw of its stream."""
+def draw_block_offset(block_length, k0, k1, small, state, purpose):
+    """The block-wild phase U = bounded(block_length), first draw of the ``purpose``
+    stream (BLOCK_WILD_OFFSET or FIXED_BLOCK_WILD_OFFSET)."""
     state[0] = small.shape[0]
     state[1] = 0
-    return np.int64(bounded(small, state, k0, k1, BLOCK_WILD_OFFSET, np.uint64(block_length)))
+    return np.int64(bounded(small, state, k0, k1, purpose, np.uint64(block_length)))
 
 
 @njit(cache=True)
-def fill_errors(innovation, distribution, block_length, iid_words, residuals, k0, k1, scratch):
-    """scratch's errors[:M] = e*_0 .. e*_{M-1} of replicate (k0, k1) (item 6)."""
+def fill_errors(innovation, distribution, block_length, iid_words, residuals, fixed, k0, k1, scratch):
+    """scratch's errors[:M] = e*_0 .. e*_{M-1} of replicate (k0, k1) (item 6), from the
+    fixed design's streams when ``fixed`` (item 9)."""
     words, small, state, index_row, values, errors = scratch[:6]
     count = residuals.shape[0]
     if innovation == IID_ERRORS:
         state[0] = iid_words
         state[1] = 0
-        iid_row(count, np.uint64(count), k0, k1, index_row, words[:iid_words], state, RESIDUAL_INDEX)
+        iid_row(count, np.uint64(count), k0, k1, index_row, words[:iid_words], state,
+                FIXED_RESIDUAL_INDEX if fixed else RESIDUAL_INDEX)
         for j in range(count):
             errors[j] = residuals[index_row[j]]
     elif innovation == WILD_ERRORS:
-        fill_multipliers(distribution, count, k0, k1, words, values)
+        fill_multipliers(distribution, count, k0, k1, words, values,
+                         FIXED_WILD_MULTIPLIER if fixed else WILD_MULTIPLIER)
         for j in range(count):
             errors[j] = values[j] * residuals[j]
     else:
-        offset = draw_block_offset(block_length, k0, k1, small, state)
-        fill_multipliers(distribution, (count - 1 + offset) // block_length + 1, k0, k1, words, values)
+        offset = draw_block_offset(block_length, k0, k1, small, state,
+                                   FIXED_BLOCK_WILD_OFFSET if fixed else BLOCK_WILD_OFFSET)
+        fill_multipliers(distribution, (count - 1 + offset) // block_length + 1, k0, k1, words, values,
+                         FIXED_WILD_MULTIPLIER if fixed else WILD_MULTIPLIER)
         for j in range(count):
             errors[j] = values[(j + offset) // block_length] * residuals[j]
 
@@ -284,12 +303,28 @@ def rebuild(order, mean, intercept, phi, x, errors, y, out):
 
 
 @njit(cache=True)
+def rebuild_fixed(order, mean, fitted, x, errors, y, out):
+    """out[:n] = the fixed-design x* (item 9): the observed start, then the fitted value
+    on the observed lags plus the error; ``y`` receives the centred series y*."""
+    n = x.shape[0]
+    for t in range(order):
+        y[t] = x[t] - mean
+        out[t] = x[t]
+    for t in range(order, n):
+        y[t] = fitted[t - order] + errors[t - order]
+        out[t] = mean + y[t]
+
+
+@njit(cache=True)
 def replicate_series(innovation, distribution, block_length, iid_words, order, mean, intercept, phi, residuals, x,
-                     k0, k1, scratch):
-    """Replicate (k0, k1)'s x* in scratch (returned)."""
-    fill_errors(innovation, distribution, block_length, iid_words, residuals, k0, k1, scratch)
+                     fixed, fitted, w, design_a, k0, k1, scratch):
+    """Replicate (k0, k1)'s x* in scratch (returned), by the design's rebuild."""
+    fill_errors(innovation, distribution, block_length, iid_words, residuals, fixed, k0, k1, scratch)
     series = scratch[7]
-    rebuild(order, mean, intercept, phi, x, scratch[5], scratch[6], series)
+    if fixed:
+        rebuild_fixed(order, mean, fitted, x, scratch[5], scratch[6], series)
+    else:
+        rebuild(order, mean, intercept, phi, x, scratch[5], scratch[6], series)
     return series
 
 
@@ -335,11 +370,11 @@ def refit_series(series, order, scratch, out):
 
 @njit(cache=True, nogil=True)
 def _paths_task(begin, end, scratch, innovation, distribution, block_length, iid_words, order, mean, intercept, phi,
-                residuals, x, root_lo, root_hi, first, out):
+                residuals, x, fixed, fitted, w, design_a, root_lo, root_hi, first, out):
     for r in range(begin, end):
         k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
         series = replicate_series(innovation, distribution, block_length, iid_words, order, mean, intercept, phi,
-                                  residuals, x, k0, k1, scratch)
+                                  residuals, x, fixed, fitted, w, design_a, k0, k1, scratch)
         target = out[r]
         for t in range(series.shape[0]):
             target[t] = series[t]
@@ -347,11 +382,11 @@ def _paths_task(begin, end, scratch, innovation, distribution, block_length, iid
 
 @njit(cache=True, nogil=True)
 def _statistics_task(begin, end, scratch, innovation, distribution, block_length, iid_words, order, mean, intercept,
-                     phi, residuals, x, root_lo, root_hi, first, kind, levels, out):
+                     phi, residuals, x, fixed, fitted, w, design_a, root_lo, root_hi, first, kind, levels, out):
     for r in range(begin, end):
         k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
         series = replicate_series(innovation, distribution, block_length, iid_words, order, mean, intercept, phi,
-                                  residuals, x, k0, k1, scratch)
+                                  residuals, x, fixed, fitted, w, design_a, k0, k1, scratch)
         reduce_column(kind, levels, series, out[r], 0)  # overwrites the series: it is rebuilt next time
 
 
@@ -394,14 +429,42 @@ def refit_ar1_centred(y, centre, scratch, out):
     return FIT_OK if is_stationary(beta[1:2], phi_work) else FIT_EXPLOSIVE
 
 
+@njit(cache=True)
+def refit_fixed(series, w, order, design_a, mean, scratch, out):
+    """The fixed-design refit of one replicate (item 9) into out[:order + 1]: x*_t on the
+    observed (1, x_{t-1} .. x_{t-p}), whose normal matrix ``design_a`` is the data's
+    (bitwise the reference's, built once in Python); only b* is summed here, with
+    ``accurate_sum`` (within REFIT_BOUND of the reference's fsum). Never singular."""
+    response, products = scratch[8], scratch[9]
+    b, work, rhs, diagonal, beta = scratch[11:16]
+    count = series.shape[0] - order
+    for t in range(count):
+        response[t] = series[order + t] - mean
+    b[0] = accurate_sum(response, count)
+    for k in range(1, order + 1):
+        for t in range(count):
+            products[t] = response[t] * w[order + t - k]
+        b[k] = accurate_sum(products, count)
+    if not solve_leading(design_a, b, order + 1, work, rhs, diagonal, beta):
+        return FIT_SINGULAR  # cannot happen: the fit solved this matrix
+    total = 0.0
+    for k in range(1, order + 1):
+        total = total + beta[k]
+        out[k] = beta[k]
+    out[0] = beta[0] + mean * (1.0 - total)
+    return FIT_OK
+
+
 @njit(cache=True, nogil=True)
 def _refits_task(begin, end, scratch, innovation, distribution, block_length, iid_words, order, mean, intercept, phi,
-                 residuals, x, root_lo, root_hi, first, out, status):
+                 residuals, x, fixed, fitted, w, design_a, root_lo, root_hi, first, out, status):
     for r in range(begin, end):
         k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
         series = replicate_series(innovation, distribution, block_length, iid_words, order, mean, intercept, phi,
-                                  residuals, x, k0, k1, scratch)
-        if order == 1:
+                                  residuals, x, fixed, fitted, w, design_a, k0, k1, scratch)
+        if fixed:
+            status[r] = refit_fixed(series, w, order, design_a, mean, scratch, out[r])
+        elif order == 1:
             status[r] = refit_ar1_centred(scratch[6], mean, scratch, out[r])
         else:
             status[r] = refit_series(series, order, scratch, out[r])
@@ -415,7 +478,7 @@ class ModelPlan:
     """The kernel arguments of a resolved model and the data ``x`` (float64, n)."""
 
     __slots__ = ("innovation", "distribution", "block_length", "iid_words", "order", "mean", "intercept", "phi",
-                 "residuals", "x")
+                 "residuals", "x", "fixed", "fitted", "w", "design_a")
 
     def __init__(self, model, x):
         innovation = model.method.innovation
@@ -430,10 +493,19 @@ class ModelPlan:
         self.intercept = float(model.centred_intercept)
         self.phi = np.array(model.fit.coefficients, dtype=np.float64)
         self.x = np.ascontiguousarray(x, dtype=np.float64)
+        # Fixed design (item 9): the fitted values and the normal matrix on the observed
+        # lags, each bitwise the reference's; empty (same types, one compilation) if recursive.
+        self.fixed = design_of(model.method) == FIXED
+        self.w, self.fitted, self.design_a = np.empty(0), np.empty(0), np.empty((1, 1))
+        if self.fixed:
+            self.w = self.x - self.mean
+            beta = [self.intercept] + list(model.fit.coefficients)
+            self.fitted = fitted_values(self.w, beta, self.order)
+            self.design_a = normal_equations(self.w, self.order, self.order)[0]
 
     def arguments(self):
         return (self.innovation, self.distribution, self.block_length, self.iid_words, self.order, self.mean,
-                self.intercept, self.phi, self.residuals, self.x)
+                self.intercept, self.phi, self.residuals, self.x, self.fixed, self.fitted, self.w, self.design_a)
 
     def scratch(self):
         """One thread's work space: words, offset words and cursor, index row,
@@ -499,33 +571,37 @@ def _key(seed, replicate):
     return np.uint64(k0), np.uint64(k1)  # called from Python the key words come back as ints
 
 
-def multipliers(distribution, count, seed, replicate):
-    """The first ``count`` multipliers of replicate ``replicate`` of ``seed``."""
+def multipliers(distribution, count, seed, replicate, fixed=False):
+    """The first ``count`` multipliers of replicate ``replicate`` of ``seed`` (the fixed
+    design's stream if ``fixed``)."""
     out = np.empty(count)
     k0, k1 = _key(seed, replicate)
     words = np.empty(4 * ((count + 1) // 2) + 4, np.uint64)
-    fill_multipliers(WILD_DISTRIBUTIONS.index(distribution), count, k0, k1, words, out)
+    fill_multipliers(WILD_DISTRIBUTIONS.index(distribution), count, k0, k1, words, out,
+                     FIXED_WILD_MULTIPLIER if fixed else WILD_MULTIPLIER)
     return out
 
 
-def residual_indices(count, seed, replicate):
+def residual_indices(count, seed, replicate, fixed=False):
     """U_0 .. U_{count-1} of replicate ``replicate`` (IID innovations), int32."""
     words = stream_words(count, 1)
     row, state = np.empty(count, dtype=np.int32), np.array([words, 0], dtype=np.int64)
     k0, k1 = _key(seed, replicate)
-    _iid_indices(count, k0, k1, row, np.empty(words, dtype=np.uint64), state)
+    _iid_indices(count, k0, k1, row, np.empty(words, dtype=np.uint64), state,
+                 FIXED_RESIDUAL_INDEX if fixed else RESIDUAL_INDEX)
     return row
 
 
 @njit(cache=True)
-def _iid_indices(count, k0, k1, row, words, state):
-    iid_row(count, np.uint64(count), k0, k1, row, words, state, RESIDUAL_INDEX)
+def _iid_indices(count, k0, k1, row, words, state, purpose):
+    iid_row(count, np.uint64(count), k0, k1, row, words, state, purpose)
 
 
-def block_offset(block_length, seed, replicate):
+def block_offset(block_length, seed, replicate, fixed=False):
     """The block-wild phase of replicate ``replicate``."""
     k0, k1 = _key(seed, replicate)
-    return int(draw_block_offset(block_length, k0, k1, np.empty(4, dtype=np.uint64), np.zeros(2, dtype=np.int64)))
+    return int(draw_block_offset(block_length, k0, k1, np.empty(4, dtype=np.uint64), np.zeros(2, dtype=np.int64),
+                                 FIXED_BLOCK_WILD_OFFSET if fixed else BLOCK_WILD_OFFSET))
 
 
 def synthetic_errors(model, x, seed, replicate):
@@ -533,5 +609,6 @@ def synthetic_errors(model, x, seed, replicate):
     plan = ModelPlan(model, x)
     scratch = plan.scratch()
     k0, k1 = _key(seed, replicate)
-    fill_errors(plan.innovation, plan.distribution, plan.block_length, plan.iid_words, plan.residuals, k0, k1, scratch)
+    fill_errors(plan.innovation, plan.distribution, plan.block_length, plan.iid_words, plan.residuals, plan.fixed, k0,
+                k1, scratch)
     return scratch[5].copy()

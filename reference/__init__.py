@@ -7,8 +7,8 @@ statistics within stated bounds.
 
 from .api import BootstrapResult, ConfidenceInterval, ReduceResult, bootstrap, bootstrap_reduce, conf_int
 from .blocklength import BlockLengthEstimate, optimal_block_length
-from .errors import (BlockLengthWarning, BootmarkError, DataTypeError, ErrorCode, InvalidDataError,
-                     InvalidParameterError, ParameterTypeError, SkippedReplicatesWarning)
+from .errors import (BlockLengthWarning, BlockWildDesignWarning, BootmarkError, DataTypeError, ErrorCode,
+                     InvalidDataError, InvalidParameterError, ParameterTypeError, SkippedReplicatesWarning)
 from .indices import STREAM_VERSION
 from .models import ModelFit
 from .specs import (AR, IID, BlockWild, CircularBlock, MovingBlock, NonOverlappingBlock, ResidualBootstrap, SieveAR,
@@ -20,5 +20,6 @@ __all__ = [
     "ResidualBootstrap", "SieveAR", "AR", "Wild", "BlockWild",
     "BootstrapResult", "ReduceResult", "ConfidenceInterval", "BlockLengthEstimate", "ModelFit",
     "BootmarkError", "InvalidDataError", "DataTypeError", "InvalidParameterError", "ParameterTypeError",
-    "ErrorCode", "BlockLengthWarning", "SkippedReplicatesWarning", "STREAM_VERSION",
+    "ErrorCode", "BlockLengthWarning", "BlockWildDesignWarning", "SkippedReplicatesWarning",
+    "STREAM_VERSION",
 ]

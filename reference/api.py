@@ -17,7 +17,8 @@ from .indices import STREAM_VERSION, index_rows, row_builder
 from .intervals import (CALIBRATED, calibration_point, check_calibrated_method, check_calibrated_statistic,
                         check_inner_bootstraps, check_kind, interval)
 from .keys import inner_root, replicate_key, root_key
-from .models import ARITHMETIC, FIT_OK, no_indices_error, refit, replicate_paths, resolve_model, settle_refits
+from .models import (ARITHMETIC, FIT_OK, FIXED, design_of, fixed_design, fixed_refit, no_indices_error, refit,
+                     replicate_paths, resolve_model, settle_refits, warn_if_recursive_block_wild)
 from .reduce import apply_statistic, mean, quantile_sorted
 from .specs import (TaperedBlock, check_method, check_statistic, check_statistic_for_method, coefficient_labels,
                     is_model_method)
@@ -218,11 +219,17 @@ def _model_reduce(series, method, statistic, n_bootstraps, seed):
     """bootstrap_reduce for a model-based method: refits for "ar_coef", else the
     statistic of each rebuilt series."""
     model = resolve_model(method, series, ARITHMETIC)
-    paths = replicate_paths(model, series.columns[0], seed, n_bootstraps)
+    warn_if_recursive_block_wild(model.method, statistic.kind)
+    x = series.columns[0]
+    paths = replicate_paths(model, x, seed, n_bootstraps)
     skipped = ()
     if statistic.kind == "ar_coef":
         point = model.fit.components
-        refits = [refit(path, model.fit.order) for path in paths]
+        if design_of(model.method) == FIXED:
+            design = fixed_design(model, x)
+            refits = [fixed_refit(path, model, x, design) for path in paths]
+        else:
+            refits = [refit(path, model.fit.order) for path in paths]
         skipped = settle_refits([status for _, status in refits], model.method.explosive, model.fit.order)
         replicates = [components for components, status in refits if status == FIT_OK]
     else:

@@ -33,6 +33,12 @@ class Purpose(IntEnum):
     RESIDUAL_INDEX = 3  # model-based methods, IID innovations: which residual each error is (models.py)
     WILD_MULTIPLIER = 4  # model-based methods: wild and block-wild multipliers (models.py)
     BLOCK_WILD_OFFSET = 5  # model-based methods: the random phase of the block-wild grid (models.py)
+    # The same three draws for design="fixed" (models.py item 9): their own streams, so a
+    # fixed-design replicate never shares draws with the recursive replicate of its key
+    # and the recursive streams above are unchanged.
+    FIXED_RESIDUAL_INDEX = 6
+    FIXED_WILD_MULTIPLIER = 7
+    FIXED_BLOCK_WILD_OFFSET = 8
 
 
 @dataclass(frozen=True)

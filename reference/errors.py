@@ -81,3 +81,11 @@ class BlockLengthWarning(UserWarning):
 class SkippedReplicatesWarning(UserWarning):
     """Replicates were dropped from a model-based bootstrap because their AR refit was
     explosive or singular (only with ``explosive="skip"``); the result records which."""
+
+
+class BlockWildDesignWarning(UserWarning):
+    """``"ar_coef"`` was asked of a recursive block-wild residual bootstrap. Rebuilt
+    through the fitted recursion, y*_{t-1} shares e*_t's multiplier within a block, so
+    the refit coefficients' spread shrinks as the block length grows (too narrow
+    intervals); ``ResidualBootstrap(..., design="fixed")`` gives the block-wise sandwich
+    spread instead (see ``BlockWild``)."""

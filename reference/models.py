@@ -91,11 +91,29 @@ lengths count observations, t indexes time 0 .. n-1, and u = 2**-53.
    first such replicate; ``"skip"`` drops those replicates, records their numbers on the
    result (``skipped``) and warns (SkippedReplicatesWarning); if every replicate is
    dropped it raises.
+9. **Fixed design** (``ResidualBootstrap(..., design="fixed")``). The regressors stay
+   the observed lags. The fitted values of item 2, f_t for t = p .. n-1, are computed
+   once from the observed centred series w; replicate b's synthetic errors e*_j are
+   drawn as in item 6 but from the streams ``Purpose.FIXED_RESIDUAL_INDEX``,
+   ``Purpose.FIXED_WILD_MULTIPLIER`` and ``Purpose.FIXED_BLOCK_WILD_OFFSET`` (same
+   rules, other purposes); then x*_t = x_t for t < p and x*_t = m + (f_t + e*_{t-p})
+   for t = p .. n-1. There is no recursion: x*_{t-1} never enters x*_t.
+   Its refit (``"ar_coef"``) regresses x*_t on the *observed* (1, x_{t-1}, .., x_{t-p}),
+   t = p .. n-1: with w*_t = x*_t - m, the normal equations are the data's A of item 1
+   (start p) and b*_0 = fsum(w*_t), b*_k = fsum(w*_t w_{t-k}); beta* = solve(A, b*) and
+   c* = c*_w + m (1 - s*) as in item 1. Since A is the data's, whose fit was found
+   non-singular, no refit is singular, and since nothing is run forward from a refit,
+   its stationarity is not asked: fixed-design refits are never skipped. By linearity
+   beta* - beta = A^-1 X' e*, so Wild multipliers (E v = 0, E v^2 = 1) give the HC0
+   sandwich A^-1 (sum_t x_t x_t' e_t^2) A^-1 as the bootstrap variance and BlockWild
+   the block-wise sandwich averaged over the phases (tests/test_fixed_design.py checks
+   both, and the L = M enumeration).
 
-Stream contract: replicate b's draws depend only on (seed, b). The three purposes are new
-(RESIDUAL_INDEX = 3, WILD_MULTIPLIER = 4, BLOCK_WILD_OFFSET = 5), so no existing stream
-shifts and STREAM_VERSION is unchanged; tests/goldens/models_v<STREAM_VERSION>.json pins
-the new streams. The shared procedure (``resolve_model``, ``settle_refits``, the errors)
+Stream contract: replicate b's draws depend only on (seed, b). The purposes are new
+(RESIDUAL_INDEX = 3, WILD_MULTIPLIER = 4, BLOCK_WILD_OFFSET = 5; for the fixed design
+FIXED_RESIDUAL_INDEX = 6, FIXED_WILD_MULTIPLIER = 7, FIXED_BLOCK_WILD_OFFSET = 8), so no
+existing stream shifts and STREAM_VERSION is unchanged; tests/goldens/models_v<STREAM_VERSION>.json pins
+the recursive streams. The shared procedure (``resolve_model``, ``settle_refits``, the errors)
 takes the twin's arithmetic as a :class:`ModelArithmetic`, so the engine reuses the rules
 and computes every number itself.
 """
@@ -107,7 +125,8 @@ from dataclasses import dataclass, field, replace
 from .blocklength import estimate_block_length
 from .data import Series
 from .draws import Purpose, WordStream
-from .errors import ErrorCode, InvalidDataError, InvalidParameterError, SkippedReplicatesWarning
+from .errors import (BlockWildDesignWarning, ErrorCode, InvalidDataError, InvalidParameterError,
+                     SkippedReplicatesWarning)
 from .keys import replicate_key, root_key
 from .specs import AUTO, IID, BlockWild, SieveAR, Wild, coefficient_labels
 
@@ -118,6 +137,44 @@ MAMMEN_HIGH = (1.0 + math.sqrt(5.0)) / 2.0
 TWO_PI = 2.0 * math.pi  # exact doubling of the double nearest pi
 GAUSSIAN_TOLERANCE = 2.0 ** -48  # |engine - reference| allowed for a Gaussian multiplier (libm)
 FIT_OK, FIT_EXPLOSIVE, FIT_SINGULAR = 0, 1, 2  # status of a fit or refit
+RECURSIVE, FIXED = "recursive", "fixed"  # the designs of specs.DESIGNS
+
+
+@dataclass(frozen=True)
+class ErrorStreams:
+    """The stream purposes of one design's draws (items 6 and 9): which residual each
+    IID error is, the wild multipliers, and the block-wild phase."""
+
+    residual_index: Purpose
+    multiplier: Purpose
+    offset: Purpose
+
+
+RECURSIVE_STREAMS = ErrorStreams(Purpose.RESIDUAL_INDEX, Purpose.WILD_MULTIPLIER, Purpose.BLOCK_WILD_OFFSET)
+FIXED_STREAMS = ErrorStreams(Purpose.FIXED_RESIDUAL_INDEX, Purpose.FIXED_WILD_MULTIPLIER,
+                             Purpose.FIXED_BLOCK_WILD_OFFSET)
+
+
+def design_of(method):
+    """``"fixed"`` or ``"recursive"``: a SieveAR always rebuilds recursively."""
+    return getattr(method, "design", RECURSIVE)
+
+
+def error_streams(method):
+    """The :class:`ErrorStreams` of a model-based method's design."""
+    return FIXED_STREAMS if design_of(method) == FIXED else RECURSIVE_STREAMS
+
+
+def warn_if_recursive_block_wild(method, statistic_kind):
+    """Warn (:class:`BlockWildDesignWarning`) when ``"ar_coef"`` is asked of a recursive
+    block-wild bootstrap, whose refit spread shrinks as the block length grows."""
+    if statistic_kind != "ar_coef" or not isinstance(method.innovation, BlockWild) or design_of(method) == FIXED:
+        return
+    fix = ("ResidualBootstrap(AR(p), BlockWild(...), design='fixed')" if hasattr(method, "design")
+           else "ResidualBootstrap(AR(p), BlockWild(...), design='fixed') with the sieve's selected order")
+    warnings.warn("recursive block-wild refits share a multiplier between y*_{t-1} and e*_t within a block, which "
+                  "shrinks the AR coefficients' bootstrap spread as the block length grows (intervals too narrow); "
+                  f"for the coefficients' sampling spread use {fix}", BlockWildDesignWarning, stacklevel=4)
 
 
 # ---------------------------------------------------------------------------------------
@@ -376,14 +433,7 @@ def solve(a, b, size):
 
 def fitted_residuals(w, beta, start):
     """r_t = w_t - f_t for t = start .. n-1 (item 2, uncentred)."""
-    order = len(beta) - 1
-    out = []
-    for t in range(start, len(w)):
-        fitted = beta[0]
-        for k in range(order, 0, -1):
-            fitted = fitted + beta[k] * w[t - k]
-        out.append(w[t] - fitted)
-    return out
+    return [w[t] - f for t, f in zip(range(start, len(w)), fitted_values(w, beta, start))]
 
 
 def sum_of_squares(values):
@@ -420,9 +470,10 @@ ARITHMETIC = ModelArithmetic(lambda series: centre_values(series.columns[0]), no
 # Draws and replicates (item 6-8)
 
 
-def multipliers(distribution, count, key):
-    """The first ``count`` multipliers of replicate ``key``'s WILD_MULTIPLIER stream."""
-    stream = WordStream(key, Purpose.WILD_MULTIPLIER)
+def multipliers(distribution, count, key, purpose=Purpose.WILD_MULTIPLIER):
+    """The first ``count`` multipliers of replicate ``key``'s multiplier stream
+    (``purpose``: WILD_MULTIPLIER, or FIXED_WILD_MULTIPLIER for the fixed design)."""
+    stream = WordStream(key, purpose)
     if distribution == "rademacher":
         out, word = [], 0
         for k in range(count):
@@ -442,15 +493,15 @@ def multipliers(distribution, count, key):
     return out[:count]
 
 
-def residual_indices(count, key):
-    """U_0 .. U_{count-1}: which residual each IID error is (RESIDUAL_INDEX stream)."""
-    stream = WordStream(key, Purpose.RESIDUAL_INDEX)
+def residual_indices(count, key, purpose=Purpose.RESIDUAL_INDEX):
+    """U_0 .. U_{count-1}: which residual each IID error is (``purpose``'s stream)."""
+    stream = WordStream(key, purpose)
     return [stream.bounded(count) for _ in range(count)]
 
 
-def block_offset(block_length, key):
+def block_offset(block_length, key, purpose=Purpose.BLOCK_WILD_OFFSET):
     """The phase U in [0, block_length) of replicate ``key``'s block-wild grid."""
-    return WordStream(key, Purpose.BLOCK_WILD_OFFSET).bounded(block_length)
+    return WordStream(key, purpose).bounded(block_length)
 
 
 def block_count(count, block_length, offset):
@@ -458,16 +509,17 @@ def block_count(count, block_length, offset):
     return (count - 1 + offset) // block_length + 1
 
 
-def synthetic_errors(innovation, residuals, key):
-    """e*_0 .. e*_{M-1} of replicate ``key`` (item 6) for a resolved innovation."""
+def synthetic_errors(innovation, residuals, key, streams=RECURSIVE_STREAMS):
+    """e*_0 .. e*_{M-1} of replicate ``key`` (item 6) for a resolved innovation, drawn
+    from the design's ``streams``."""
     count = len(residuals)
     if isinstance(innovation, IID):
-        return [residuals[i] for i in residual_indices(count, key)]
+        return [residuals[i] for i in residual_indices(count, key, streams.residual_index)]
     if isinstance(innovation, Wild):
-        return [v * e for v, e in zip(multipliers(innovation.distribution, count, key), residuals)]
+        return [v * e for v, e in zip(multipliers(innovation.distribution, count, key, streams.multiplier), residuals)]
     length = innovation.block_length
-    offset = block_offset(length, key)
-    values = multipliers(innovation.distribution, block_count(count, length, offset), key)
+    offset = block_offset(length, key, streams.offset)
+    values = multipliers(innovation.distribution, block_count(count, length, offset), key, streams.multiplier)
     return [values[(j + offset) // length] * e for j, e in enumerate(residuals)]
 
 
@@ -484,13 +536,42 @@ def rebuild(model, x, errors):
     return list(x[:order]) + [mean + v for v in y[order:]]
 
 
+def fixed_fitted(model, x):
+    """f_p .. f_{n-1}: the fitted values of item 2 on the observed centred series (item 9)."""
+    fit = model.fit
+    w = [v - fit.mean for v in x]
+    return fitted_values(w, (model.centred_intercept,) + fit.coefficients, fit.order)
+
+
+def fitted_values(w, beta, start):
+    """f_t for t = start .. n-1, accumulated from the oldest lag to the newest (item 2)."""
+    order = len(beta) - 1
+    out = []
+    for t in range(start, len(w)):
+        fitted = beta[0]
+        for k in range(order, 0, -1):
+            fitted = fitted + beta[k] * w[t - k]
+        out.append(fitted)
+    return out
+
+
+def fixed_rebuild(model, x, fitted, errors):
+    """The fixed-design replicate x* (item 9) from the observed ``x``, the ``fitted``
+    values f_p .. f_{n-1} and the errors e*."""
+    order, mean = model.fit.order, model.fit.mean
+    return list(x[:order]) + [mean + (f + e) for f, e in zip(fitted, errors)]
+
+
 def replicate_paths(model, x, seed, n_bootstraps, first=0):
     """Yield the replicate series of replicates ``first .. n_bootstraps - 1``; replicate b
-    depends only on (seed, b)."""
+    depends only on (seed, b). The method's design picks the rebuild and the streams."""
     root = root_key(seed)
-    innovation = model.method.innovation
+    innovation, streams = model.method.innovation, error_streams(model.method)
+    fixed = design_of(model.method) == FIXED
+    fitted = fixed_fitted(model, x) if fixed else None
     for replicate in range(first, n_bootstraps):
-        yield rebuild(model, x, synthetic_errors(innovation, model.residuals, replicate_key(root, replicate)))
+        errors = synthetic_errors(innovation, model.residuals, replicate_key(root, replicate), streams)
+        yield fixed_rebuild(model, x, fitted, errors) if fixed else rebuild(model, x, errors)
 
 
 def refit(path, order):
@@ -503,3 +584,25 @@ def refit(path, order):
         return None, FIT_SINGULAR
     phi = tuple(beta[1:])
     return (intercept_in_data_units(beta[0], phi, mean),) + phi, FIT_OK if is_stationary(phi) else FIT_EXPLOSIVE
+
+
+def fixed_refit(path, model, x, design):
+    """(components, FIT_OK): the fixed-design refit of one replicate (item 9): x*_t on the
+    observed (1, x_{t-1} .. x_{t-p}); ``design`` is the data's (A, w) from
+    :func:`fixed_design`."""
+    order, mean = model.fit.order, model.fit.mean
+    a, w = design
+    rows = range(order, len(w))
+    response = [path[t] - mean for t in rows]
+    b = [math.fsum(response)] + [math.fsum(v * w[t - k] for v, t in zip(response, rows)) for k in range(1, order + 1)]
+    beta = solve(a, b, order + 1)
+    if beta is None:  # cannot happen: A is the data's, whose fit was solved
+        return None, FIT_SINGULAR
+    phi = tuple(beta[1:])
+    return (intercept_in_data_units(beta[0], phi, mean),) + phi, FIT_OK
+
+
+def fixed_design(model, x):
+    """(A, w): the data's normal-equation matrix (item 1, start p) and centred series."""
+    w = [v - model.fit.mean for v in x]
+    return normal_equations(w, model.fit.order, model.fit.order)[0], w

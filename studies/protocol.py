@@ -47,7 +47,7 @@ MODEL_METHODS = ("ResidualBootstrap", "SieveAR")
 ENGINE_METHODS = ("IID", "MovingBlock", "CircularBlock", "StationaryBlock", "NonOverlappingBlock") + MODEL_METHODS
 ENGINE_KINDS = ("percentile", "basic", "normal", "calibrated")
 MODEL_KINDS = ("percentile", "basic", "normal")  # no calibrated interval for model-based methods
-ENGINE_SETTINGS = ("block_length", "order", "max_order", "criterion", "innovation", "distribution")
+ENGINE_SETTINGS = ("block_length", "order", "max_order", "criterion", "innovation", "distribution", "design")
 CRITERION_TESTS = ("within", "at_least", "at_most", "exceeds", "increases_with_n", "se_ratio_within", "se_below")
 SE_TESTS = ("se_ratio_within", "se_below")
 # "mean": the sample mean; "ar1_slope": the OLS slope of x_t on (1, x_{t-1}).
@@ -67,7 +67,8 @@ class ResamplerSpec:
     ``engine`` names an engine spec; ``settings`` holds its fields as (key, value)
     pairs: ``block_length`` for block methods; ``order`` (ResidualBootstrap),
     ``max_order`` and ``criterion`` (SieveAR), and ``innovation`` ("IID", "Wild" or
-    "BlockWild") with ``distribution`` and ``block_length`` for model-based methods.
+    "BlockWild") with ``distribution`` and ``block_length`` for model-based methods;
+    ``design`` ("recursive", the default, or "fixed") for ResidualBootstrap.
     """
 
     name: str
@@ -85,7 +86,8 @@ class ResamplerSpec:
         if self.engine in MODEL_METHODS:
             innovation = _innovation_spec(engine, settings)
             if self.engine == "ResidualBootstrap":
-                return engine.ResidualBootstrap(engine.AR(settings.get("order", 1)), innovation)
+                return engine.ResidualBootstrap(engine.AR(settings.get("order", 1)), innovation,
+                                                design=settings.get("design", "recursive"))
             return engine.SieveAR(settings.get("max_order"), settings.get("criterion", "aic"), innovation)
         return getattr(engine, self.engine)(settings.get("block_length", "auto"))
 

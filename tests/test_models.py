@@ -531,7 +531,9 @@ def test_first_replicates_of_a_longer_run_equal_a_shorter_run(method):
 
 def test_model_streams_are_new_purposes():
     assert {p.name: int(p) for p in Purpose} == {"BLOCK_START": 1, "BLOCK_LENGTH": 2, "RESIDUAL_INDEX": 3,
-                                                  "WILD_MULTIPLIER": 4, "BLOCK_WILD_OFFSET": 5}
+                                                  "WILD_MULTIPLIER": 4, "BLOCK_WILD_OFFSET": 5,
+                                                  "FIXED_RESIDUAL_INDEX": 6, "FIXED_WILD_MULTIPLIER": 7,
+                                                  "FIXED_BLOCK_WILD_OFFSET": 8}
     assert reference.STREAM_VERSION == 2
 
 
