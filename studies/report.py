@@ -12,6 +12,7 @@ import os
 from bootmark import receipts, workspace
 
 from . import protocol as protocols
+from .summary import miss_split
 
 BEGIN = "<!-- coverage:begin (rendered by `bootmark study render --readme`; do not edit) -->"
 END = "<!-- coverage:end -->"
@@ -102,15 +103,17 @@ def render_study(body, receipt_path, chart_link=None):
     lines = [f"#### {study['id']} v{study['version']}: {study['title']}", "",
              f"{body['profile']['series']:,} series per n, B = {body['design']['n_bootstraps']}, nominal "
              f"{nominal:.0%}; receipt `{sha}`" + (f"; [chart]({chart_link})" if chart_link else "") + ".", "",
-             "| n | resampler | kind | coverage | Wilson 95% | MC SE | mean width | SE / true SE | block length "
-             "| published (z) |",
-             "|---:|---|---|---:|---:|---:|---:|---:|---:|---|"]
+             "| n | resampler | kind | coverage | Wilson 95% | MC SE | misses below / above | mean width "
+             "| SE / true SE | block length | published (z) |",
+             "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    misses = miss_split(results["cells"])
     for row in results["coverage"]:
         error = ratios[(row["n"], row["resampler"])]
         figure = published.get((row["resampler"], row["kind"], row["n"]))
         cited = f"{figure['published']:.3f} ({figure['z']:+.1f})" if figure and figure["z"] is not None else ""
         lines.append(f"| {row['n']} | {row['resampler']} | {row['kind']} | {row['coverage']:.3f} | "
                      f"{row['wilson_low']:.3f}-{row['wilson_high']:.3f} | {row['mc_se']:.3f} | "
+                     "{:.3f} / {:.3f} | ".format(*misses[(row["n"], row["resampler"], row["kind"])]) +
                      f"{row['mean_width']:.4f} | {error['mean_se_ratio']:.3f} | {error['mean_block_length']:.1f} | "
                      f"{cited} |")
     if results["criteria"]:

@@ -39,6 +39,23 @@ def coverage_row(n, resampler, kind, lower, upper, truth):
             "mean_width": math.fsum(widths) / trials, "median_width": statistics.median(widths)}
 
 
+def miss_split(cells):
+    """{(n, resampler, kind): (share of intervals wholly below the truth, share wholly
+    above)}: which side the misses fall on. Even shares mean a spread error (too narrow
+    on both sides); lopsided ones a centring error (bias or skew). Read from the
+    per-series bounds, so any receipt gives it without its summary changing."""
+    split = {}
+    for cell in cells:
+        truth = cell["truth"]["value"]
+        for name, outcome in cell["resamplers"].items():
+            for kind, bounds in outcome["intervals"].items():
+                trials = len(bounds["upper"])
+                below = sum(1 for high in bounds["upper"] if high < truth) / trials
+                above = sum(1 for low in bounds["lower"] if low > truth) / trials
+                split[(cell["n"], name, kind)] = (below, above)
+    return split
+
+
 def summarise(cells):
     """Coverage rows and per-resampler SE rows for every cell (see ``runner`` for the layout)."""
     coverage, errors = [], []

@@ -43,3 +43,11 @@ def test_every_study_has_its_chart(rendered):
 def test_the_markers_are_required():
     with pytest.raises(ValueError, match="coverage markers"):
         report.replace_section("no markers", "x")
+
+
+def test_miss_split_counts_each_side_of_the_truth():
+    from bootmark.studies.summary import miss_split
+    cells = [{"n": 50, "truth": {"value": 1.0}, "resamplers": {"r": {"intervals": {"percentile": {
+        "lower": [0.0, 1.2, 0.5, 1.0, -3.0], "upper": [0.9, 2.0, 1.5, 1.1, 0.99]}}}}}]
+    # wholly below: [0, 0.9] and [-3, 0.99]; wholly above: [1.2, 2]; a bound on the truth covers it
+    assert miss_split(cells) == {(50, "r", "percentile"): (0.4, 0.2)}
