@@ -415,6 +415,19 @@ def calibration_points(x, result, inner_bootstraps):
     return ((less + 0.5 * equal) / inner_bootstraps).T
 
 
+def studentization(x, result):
+    """(se, se*) per column for a studentized interval (``reference.intervals``): the
+    fixed-b standard error of each data column (a float) and of each replicate's column
+    (a (B,) float64 array), for the engine :class:`ReduceResult` ``result`` of the mean
+    of ``x``; replicates are rebuilt by the fused gather kernel, never stored."""
+    series = as_array(x)
+    columns = _columns(series)
+    out = np.empty((result.n_bootstraps, series.d))
+    kernels.gather_reduce(row_plan(result.method, series.n), root_key(result.seed), 0, columns, np.zeros(0),
+                          np.zeros(series.d), kernels.FIXED_B_SE, np.zeros(0), out)
+    return [(float(kernels.fixed_b_standard_error(columns[c].copy())), out[:, c]) for c in range(series.d)]
+
+
 def conf_int(x, statistic, method, alpha=0.05, kind="percentile", n_bootstraps=999, seed=None, *,
              inner_bootstraps=None):
     """Two-sided bootstrap confidence interval: unpacks as (lower, upper, point).
@@ -428,6 +441,11 @@ def conf_int(x, statistic, method, alpha=0.05, kind="percentile", n_bootstraps=9
     ``numba.get_num_threads()`` threads: about the cost of ``bootstrap_reduce`` with
     B * C replicates. Named statistics only: a callable raises InvalidParameterError
     (code STATISTIC); model-based methods refuse kind="calibrated" (code INTERVAL_KIND).
+
+    kind="studentized" (the mean, resampling methods other than TaperedBlock) adds one
+    fused pass over each replicate for its fixed-b standard error: about the cost of
+    materializing the replicates, without storing them.
     """
     return checked_interval(bootstrap_reduce, interval, _present, x, statistic, method, alpha, kind, n_bootstraps,
-                            seed, inner_bootstraps=inner_bootstraps, calibrate=calibration_points)
+                            seed, inner_bootstraps=inner_bootstraps, calibrate=calibration_points,
+                            studentize=studentization)

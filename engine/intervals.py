@@ -10,7 +10,11 @@ s_b:
   (divisor B) and z from ``statistics.NormalDist``;
 * ``calibrated``: [Q(lambda_lo), Q(lambda_hi)] with (lambda_lo, lambda_hi) the alpha/2
   and 1 - alpha/2 linear quantiles of the double bootstrap's calibration points u_b
-  (defined in ``reference/intervals.py``; counted by ``reduce.calibration_counts``).
+  (defined in ``reference/intervals.py``; counted by ``reduce.calibration_counts``);
+* ``studentized``: [theta - Q_t(1 - alpha/2) se, theta - Q_t(alpha/2) se], Q_t the
+  linear quantile of t*_b = (s_b - theta) / se*_b, se and se*_b the fixed-b standard
+  errors of the data and of each replicate (``reduce.fixed_b_standard_error``); within
+  the bounds of those standard errors of the reference's.
 
 ``alpha`` is the total two-sided tail probability (0.10 gives a 90% interval); the
 caller checks it. Percentile and basic bounds are bit for bit the reference's (both
@@ -24,9 +28,10 @@ from statistics import NormalDist
 
 import numpy as np
 
-from bootmark.reference.intervals import CALIBRATED, INTERVAL_KINDS, check_kind
+from bootmark.reference.intervals import CALIBRATED, INTERVAL_KINDS, STUDENTIZED, check_kind, constant_series_error
 
-__all__ = ["INTERVAL_KINDS", "bootstrap_standard_error", "calibrated_levels", "check_kind", "interval", "tail_levels"]
+__all__ = ["INTERVAL_KINDS", "bootstrap_standard_error", "calibrated_levels", "check_kind", "interval",
+           "studentized_bounds", "tail_levels"]
 
 
 def calibrated_levels(calibration, alpha):
@@ -69,7 +74,20 @@ def bootstrap_standard_error(replicates):
     return math.ldexp(math.sqrt(math.fsum((deviations * deviations).tolist()) / scaled.shape[0]), exponent)
 
 
-def interval(kind, replicates, point, alpha, calibration=None):
+def studentized_bounds(replicates, point, alpha, studentization):
+    """(lower, upper) of a studentized interval (reference.intervals): t*_b =
+    (s_b - theta) / se*_b, bounds theta - Q_t(1 - alpha/2) se and theta - Q_t(alpha/2) se,
+    Q_t numpy's linear quantile; ``studentization`` = (se, (B,) se*_b)."""
+    standard_error, replicate_errors = studentization
+    replicate_errors = np.asarray(replicate_errors, dtype=np.float64)
+    if standard_error == 0.0 or float(np.min(replicate_errors)) == 0.0:
+        raise constant_series_error()
+    ratios = (np.asarray(replicates, dtype=np.float64) - point) / replicate_errors
+    low, high = np.quantile(ratios, [alpha / 2.0, 1.0 - alpha / 2.0]).tolist()
+    return point - high * standard_error, point - low * standard_error
+
+
+def interval(kind, replicates, point, alpha, calibration=None, studentization=None):
     """Return (lower, upper) as floats for one scalar statistic.
 
     ``replicates`` holds its B >= 1 bootstrap values (a 1-D float64 array, or anything
@@ -80,6 +98,8 @@ def interval(kind, replicates, point, alpha, calibration=None):
     check_kind(kind)
     replicates = np.asarray(replicates, dtype=np.float64)
     point = float(point)
+    if kind == STUDENTIZED:
+        return studentized_bounds(replicates, point, alpha, studentization)
     if kind == "normal":
         half_width = NormalDist().inv_cdf(1.0 - alpha / 2.0) * bootstrap_standard_error(replicates)
         return point - half_width, point + half_width

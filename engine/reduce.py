@@ -54,6 +54,7 @@ from .keys import inner_root_key, replicate_key
 
 MEAN, VAR, STD, MEDIAN, QUANTILES = 0, 1, 2, 3, 4
 KIND_CODES = {"mean": MEAN, "var": VAR, "std": STD, "median": MEDIAN, "quantile": QUANTILES}
+FIXED_B_SE = 5  # not a user statistic: the studentized interval's fixed-b standard error of a replicate
 
 
 @njit(cache=True, inline="always")
@@ -166,12 +167,30 @@ def moment(kind, values):
 
 
 @njit(cache=True)
+def fixed_b_standard_error(values):
+    """The Kiefer-Vogelsang b = 1 standard error of the mean of ``values`` (overwritten),
+    reference.intervals item 1 of ``studentized``: the partial sums S_t are accumulated
+    left to right as there; the mean and the sum of the S_t^2 use accurate_sum instead
+    of fsum (within 6 u S each)."""
+    n = values.shape[0]
+    mean = accurate_sum(values, n) / n
+    partial = 0.0
+    for i in range(n):
+        partial = partial + (values[i] - mean)
+        values[i] = partial * partial
+    return np.sqrt(2.0 * accurate_sum(values, n) / (n * n) / n)
+
+
+@njit(cache=True)
 def reduce_column(kind, levels, gathered, out, offset):
     """Write the statistic of ``gathered`` (overwritten) into out[offset:]; return the
     offset after it."""
     n = gathered.shape[0]
     if kind == MEAN or kind == VAR or kind == STD:
         out[offset] = moment(kind, gathered)
+        return offset + 1
+    if kind == FIXED_B_SE:
+        out[offset] = fixed_b_standard_error(gathered)
         return offset + 1
     gathered.sort()
     if kind == MEDIAN:
@@ -217,7 +236,7 @@ def _gather_reduce_task(begin, end, scratch, layout, n, block_length, start_coun
 def gather_reduce(plan, root, first, columns, weights, centres, kind, levels, out):
     """Fill ``out`` (rows first .. first + len(out) - 1) with the fused gather kernel:
     ``columns`` is (d, n), ``weights`` the taper weights (empty when untapered)."""
-    per_value = 2 if kind in (MEAN, VAR, STD) else 20  # ns; order statistics sort
+    per_value = 2 if kind in (MEAN, VAR, STD, FIXED_B_SE) else 20  # ns; order statistics sort
     run_replicates(_gather_reduce_task, out.shape[0], out.shape[0] * plan.n * columns.shape[0] * per_value,
                    plan.scratch, *plan.arguments(), root[0], root[1],
                    first, columns, weights, centres, kind, levels, out)

@@ -14,8 +14,9 @@ from .blocklength import resolve_method
 from .data import as_series
 from .errors import ErrorCode, InvalidParameterError
 from .indices import STREAM_VERSION, index_rows, row_builder
-from .intervals import (CALIBRATED, calibration_point, check_calibrated_method, check_calibrated_statistic,
-                        check_inner_bootstraps, check_kind, interval)
+from .intervals import (CALIBRATED, STUDENTIZED, calibration_point, check_calibrated_method,
+                        check_calibrated_statistic, check_inner_bootstraps, check_kind, check_studentized,
+                        fixed_b_standard_error, interval)
 from .keys import inner_root, replicate_key, root_key
 from .models import (ARITHMETIC, FIT_OK, FIXED, design_of, fixed_design, fixed_refit, no_indices_error, refit,
                      replicate_paths, resolve_model, settle_refits, warn_if_recursive_block_wild)
@@ -327,12 +328,28 @@ def calibration_points(x, result, inner_bootstraps):
     return points
 
 
+def studentization(x, result):
+    """(se, [se*_b]) per column for a studentized interval (``reference.intervals``): the
+    fixed-b standard error of the data's column and of each replicate's, for the
+    :class:`ReduceResult` ``result`` of the mean of ``x`` (its resolved method, seed, B)."""
+    series = as_series(x)
+    resample = _resampler(series.columns, result.method)
+    errors = [[] for _ in series.columns]
+    for row in index_rows(result.method, series.n, result.seed, result.n_bootstraps):
+        for k, column in enumerate(resample(row)):
+            errors[k].append(fixed_b_standard_error(column))
+    return [(fixed_b_standard_error(column), replicate_errors)
+            for column, replicate_errors in zip(series.columns, errors)]
+
+
 def checked_interval(reduce, interval_of, present, x, statistic, method, alpha, kind, n_bootstraps, seed, *,
-                     inner_bootstraps, calibrate):
+                     inner_bootstraps, calibrate, studentize):
     """The conf_int procedure shared by both twins: check ``kind``, ``alpha``, B >= 2 and
-    ``inner_bootstraps`` (and, for kind="calibrated", that the statistic is a named one),
-    run the twin's ``reduce`` (bootstrap_reduce), for kind="calibrated" compute the
-    calibration points with the twin's ``calibrate(x, result, C)`` (a sequence of B u_b
+    ``inner_bootstraps`` (and, for kind="calibrated", that the statistic is a named one;
+    for kind="studentized", that it is the mean of a resampling method), run the twin's
+    ``reduce`` (bootstrap_reduce), for kind="calibrated" compute the calibration points
+    with the twin's ``calibrate(x, result, C)`` (a sequence of B u_b per component), for
+    kind="studentized" the standard errors with ``studentize(x, result)`` ((se, B se*_b)
     per component), bound each component with the twin's ``interval_of`` and lay the
     bounds out with ``present(layout, components)``."""
     kind = check_kind(kind)
@@ -344,10 +361,14 @@ def checked_interval(reduce, interval_of, present, x, statistic, method, alpha, 
     if kind == CALIBRATED:
         check_calibrated_statistic(statistic)
         check_calibrated_method(method)
+    if kind == STUDENTIZED:
+        check_studentized(statistic, method)
     result = reduce(x, method, statistic, n_bootstraps, seed)
     point = result.point_components
     calibration = calibrate(x, result, inner_bootstraps) if kind == CALIBRATED else [None] * len(point)
-    bounds = [interval_of(kind, result.component(k), point[k], alpha, calibration[k]) for k in range(len(point))]
+    studentization = studentize(x, result) if kind == STUDENTIZED else [None] * len(point)
+    bounds = [interval_of(kind, result.component(k), point[k], alpha, calibration[k], studentization[k])
+              for k in range(len(point))]
     return ConfidenceInterval(present(result.layout, tuple(b[0] for b in bounds)),
                               present(result.layout, tuple(b[1] for b in bounds)),
                               result.point, kind, alpha, result.method, result.n_bootstraps, result.seed,
@@ -359,8 +380,10 @@ def conf_int(x, statistic, method, alpha=0.05, kind="percentile", n_bootstraps=9
     """Two-sided bootstrap confidence interval for ``statistic``: (lower, upper, point).
 
     ``alpha`` is the total tail probability (0.10 gives a 90% interval); ``kind`` is
-    "percentile", "basic", "normal" or "calibrated" (see ``reference.intervals``). Needs
-    B >= 2.
+    "percentile", "basic", "normal", "calibrated" or "studentized" (see
+    ``reference.intervals``). Needs B >= 2. "studentized" is a bootstrap-t interval for
+    the mean with the fixed-b (Kiefer-Vogelsang b = 1) standard error, for resampling
+    methods other than TaperedBlock; it holds its level for dependent data at small n.
 
     ``inner_bootstraps`` (kind="calibrated" only): C, the number of inner replicates
     drawn from each of the B outer resamples, an int >= 10; None means 199. The
@@ -373,4 +396,4 @@ def conf_int(x, statistic, method, alpha=0.05, kind="percentile", n_bootstraps=9
     """
     return checked_interval(bootstrap_reduce, interval, StatisticLayout.present_with, x, statistic, method, alpha,
                             kind, n_bootstraps, seed, inner_bootstraps=inner_bootstraps,
-                            calibrate=calibration_points)
+                            calibrate=calibration_points, studentize=studentization)

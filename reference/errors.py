@@ -18,6 +18,7 @@ class ErrorCode(str, Enum):
     DATA_TOO_LONG = "BM105"  # n would overflow int32 positions
     DATA_RANGE = "BM106"  # a value so large that sums of squares would overflow
     MODEL_FIT = "BM107"  # an AR fit (to x, or a replicate's refit) is explosive, unit-root or singular
+    DATA_CONSTANT = "BM108"  # x (or a resample of it) is constant where a standard error must be positive
     BLOCK_LENGTH = "BM201"  # block length not a positive int <= n, or "auto"
     WINDOW = "BM202"  # unknown taper window or bad taper parameter
     METHOD = "BM203"  # method is not a method spec

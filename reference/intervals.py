@@ -41,19 +41,47 @@ replicates and Q the linear-interpolation quantile of the s_b (numpy's default; 
   [min s_b, max s_b]. Cost: B + B * C statistic evaluations (B * C inner resamples),
   so only named statistics are accepted; a callable would run B * C times in Python.
 
+* ``studentized``: a bootstrap-t interval for the mean, studentized by the fixed-b
+  long-run standard error of Kiefer & Vogelsang (2002, Econometric Theory 18, "Heteroskedasticity-
+  autocorrelation robust standard errors using the Bartlett kernel without truncation"),
+  its critical values bootstrapped as in Goncalves & Vogelsang (2011, Econometric Theory
+  27, "Block bootstrap HAC robust tests: the sophistication of the naive bootstrap"):
+
+  1. For a series v_1 .. v_n with mean m = fsum(v) / n, the partial sums
+     S_t = S_{t-1} + (v_t - m) (S_0 = 0, t = 1 .. n) are accumulated left to right in
+     float64, and se(v) = sqrt(Omega / n) with Omega = 2 fsum(S_t^2) / n^2: the Bartlett
+     kernel with bandwidth n (b = 1) applied to the autocovariances, written through
+     partial sums. It needs no bandwidth choice: Omega is not consistent for the
+     long-run variance, but t = (m - mu) / se has a limit free of nuisance parameters
+     (the "fixed-b" limit W(1) / sqrt(2 integral of a Brownian bridge squared)) for any
+     weakly dependent series, so critical values taken from it hold the level at small
+     n, where kernel estimators with a shrinking bandwidth under-estimate the spread.
+  2. theta = m on the data and se = se(data). Replicate b's resample x*_b (the usual
+     stream) gives s_b, its mean, and se*_b = se(x*_b) by the same rule.
+  3. t*_b = (s_b - theta) / se*_b, and the interval is
+     [theta - Q_t(1 - alpha/2) se, theta - Q_t(alpha/2) se], Q_t the linear quantile of
+     the B values t*_b. The bootstrap replaces the non-standard fixed-b critical values
+     (for alpha = 0.10 the limit's is 3.764) and adapts them to the sample.
+
+  Defined for the statistic ``"mean"`` (each column of multivariate data on its own)
+  and for resampling methods other than :class:`TaperedBlock` (whose replicates are
+  tapered values); a constant replicate (se*_b = 0) or series raises InvalidDataError.
+  Cost: one more pass over each replicate, about the price of materializing it.
+
 ``alpha`` is the total two-sided tail probability: alpha=0.10 gives a 90% interval.
 """
 
 import math
 from statistics import NormalDist
 
-from .errors import ErrorCode, InvalidParameterError, ParameterTypeError
+from .errors import ErrorCode, InvalidDataError, InvalidParameterError, ParameterTypeError
 from .reduce import quantile_sorted
-from .specs import check_statistic, is_model_method
+from .specs import TaperedBlock, check_statistic, is_model_method
 from .validation import as_integer
 
-INTERVAL_KINDS = ("percentile", "basic", "normal", "calibrated")
+INTERVAL_KINDS = ("percentile", "basic", "normal", "calibrated", "studentized")
 CALIBRATED = "calibrated"
+STUDENTIZED = "studentized"
 DEFAULT_INNER_BOOTSTRAPS = 199  # inner replicates per outer replicate when inner_bootstraps=None
 MIN_INNER_BOOTSTRAPS = 10  # u_b moves in steps of 1/(2C): below C = 10 too coarse to calibrate a tail
 
@@ -123,6 +151,55 @@ def check_calibrated_method(method):
     return method
 
 
+def check_studentized(statistic, method):
+    """Refuse what kind="studentized" is not defined for: a statistic other than the
+    mean (code STATISTIC), a model-based or tapered method (code INTERVAL_KIND)."""
+    spec = check_statistic(statistic)
+    if spec.kind != "mean":
+        raise InvalidParameterError(ErrorCode.STATISTIC, "statistic",
+                                    "kind='studentized' studentizes the mean by its fixed-b long-run standard error "
+                                    f"and is defined for statistic='mean' only, not {spec.kind!r}",
+                                    "pass statistic='mean', or kind='percentile', 'basic', 'normal' or 'calibrated'")
+    if is_model_method(method) or isinstance(method, TaperedBlock):
+        raise InvalidParameterError(ErrorCode.INTERVAL_KIND, "kind",
+                                    f"kind='studentized' needs replicates that are resampled values, which "
+                                    f"{type(method).__name__} does not give",
+                                    "use IID, MovingBlock, CircularBlock, NonOverlappingBlock or StationaryBlock, "
+                                    "or kind='percentile'")
+    return spec
+
+
+def fixed_b_standard_error(values):
+    """se(v) of item 1 of ``studentized``: the Kiefer-Vogelsang b = 1 standard error of
+    the mean of ``values`` (a sequence of floats, in the data's units)."""
+    n = len(values)
+    mean = math.fsum(values) / n
+    partial, squares = 0.0, []
+    for value in values:
+        partial = partial + (value - mean)
+        squares.append(partial * partial)
+    return math.sqrt(2.0 * math.fsum(squares) / (n * n) / n)
+
+
+def constant_series_error():
+    """The error for a studentized interval whose series, or a resample, is constant."""
+    return InvalidDataError(ErrorCode.DATA_CONSTANT, "x",
+                            "the series (or one of its resamples) is constant, so its fixed-b standard error is 0 "
+                            "and kind='studentized' is undefined", "pass a series that varies, or use kind='percentile'")
+
+
+def studentized_bounds(replicates, point, alpha, studentization):
+    """(lower, upper) of item 3 of ``studentized`` from the B means ``replicates``, theta
+    ``point`` and ``studentization`` = (se, [se*_b]) of one component."""
+    standard_error, replicate_errors = studentization
+    if standard_error == 0.0 or min(replicate_errors) == 0.0:
+        raise constant_series_error()
+    ordered = sorted((s - point) / e for s, e in zip(replicates, replicate_errors))
+    low = quantile_sorted(ordered, alpha / 2.0)
+    high = quantile_sorted(ordered, 1.0 - alpha / 2.0)
+    return point - high * standard_error, point - low * standard_error
+
+
 def calibration_point(inner_statistics, point):
     """u_b of one outer replicate and one component: the mid-rank share of its C inner
     statistics below ``point`` (theta), (less + 0.5 * equal) / C as a float."""
@@ -152,12 +229,15 @@ def bootstrap_standard_error(replicates):
     return math.sqrt(math.fsum((r - centre) * (r - centre) for r in replicates) / len(replicates))
 
 
-def interval(kind, replicates, point, alpha, calibration=None):
+def interval(kind, replicates, point, alpha, calibration=None, studentization=None):
     """Return (lower, upper) for one scalar statistic; ``replicates`` are its B values.
 
-    ``calibration`` holds its B calibration points u_b (kind "calibrated" only).
+    ``calibration`` holds its B calibration points u_b (kind "calibrated" only);
+    ``studentization`` its (se, [se*_b]) (kind "studentized" only).
     """
     kind = check_kind(kind)
+    if kind == STUDENTIZED:
+        return studentized_bounds(replicates, point, alpha, studentization)
     if kind == "normal":
         half_width = NormalDist().inv_cdf(1.0 - alpha / 2.0) * bootstrap_standard_error(replicates)
         return point - half_width, point + half_width
