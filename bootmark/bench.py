@@ -59,6 +59,15 @@ REPLICATES = (999, 10000)
 MODEL_METHODS = ("residual_wild",)
 MODEL_SIZES = (600, 5000)
 MODEL_PHI = 0.5
+# The "intervals" profile: what an interval kind costs against the percentile interval
+# with the same B, at S1-length's n, on its AR(1) (phi = 0.7) and its resampler
+# (MovingBlock("auto")). The reference path there is the whole percentile interval.
+INTERVAL_METHODS = ("interval_mean",)
+INTERVAL_SIZES = (100, 200, 500, 1000, 2000)
+INTERVAL_REPLICATES = 999
+INTERVAL_PHI = 0.7
+INTERVAL_ALPHA = 0.10
+INTERVAL_COST_BAR = 5.0  # issue 16: the small-n interval at most 5x the percentile interval's time
 NO_ARCH_MODEL = "arch has no model-based (residual) bootstrap"
 BLOCK_LENGTH = 10
 SENTINEL_SIZE, SENTINEL_REPLICATES = 2000, 10000
@@ -81,8 +90,10 @@ def grid(profile):
         cells += [(m, n, b) for m in MODEL_METHODS for n in MODEL_SIZES for b in REPLICATES]
     elif profile == "quick":
         cells = list(QUICK_CELLS)
+    elif profile == "intervals":
+        return [(m, n, INTERVAL_REPLICATES, False) for m in INTERVAL_METHODS for n in INTERVAL_SIZES]
     else:
-        raise ValueError(f"profile must be 'full' or 'quick', got {profile!r}")
+        raise ValueError(f"profile must be 'full', 'quick' or 'intervals', got {profile!r}")
     return [(m, n, b, False) for m, n, b in cells] + [(m, SENTINEL_SIZE, SENTINEL_REPLICATES, True) for m in METHODS]
 
 
@@ -112,6 +123,8 @@ def engine_method(name):
     from bootmark import engine
     if name == "residual_wild":
         return engine.ResidualBootstrap(engine.AR(1), engine.Wild("rademacher"))
+    if name in INTERVAL_METHODS:
+        return engine.MovingBlock("auto")
     return {"iid": engine.IID(), "moving": engine.MovingBlock(BLOCK_LENGTH),
             "circular": engine.CircularBlock(BLOCK_LENGTH), "stationary": engine.StationaryBlock(BLOCK_LENGTH)}[name]
 
@@ -204,6 +217,9 @@ def peer_status():
 def cell_series(name, n):
     """The series a cell resamples: an AR(1) path for model methods, else numpy's
     default_rng(n) standard normals."""
+    if name in INTERVAL_METHODS:
+        from bootmark.studies.dgp import ar1
+        return ar1(n, INTERVAL_PHI, seed=n)
     return _model_series(n) if name in MODEL_METHODS else np.random.default_rng(n).standard_normal(n)
 
 
@@ -214,9 +230,19 @@ def engine_reduce_path(name, x, n_bootstraps):
     ``bootmark.head_to_head`` times this same callable against another revision's engine."""
     from bootmark import engine
     method = engine_method(name)
+    if name in INTERVAL_METHODS:
+        return interval_path(x, method, "percentile", n_bootstraps)
     if name in MODEL_METHODS:
         return lambda: engine.bootstrap_reduce(x, method, "ar_coef", n_bootstraps, seed=1).component(1)
     return lambda: engine.bootstrap_reduce(x, method, "mean", n_bootstraps, seed=1).statistics
+
+
+def interval_path(x, method, kind, n_bootstraps):
+    """Zero-argument callable: the whole ``kind`` interval of the mean of ``x`` (block
+    length resolved, replicates drawn and reduced, bounds), as an array (lower, upper)."""
+    from bootmark import engine
+    return lambda: np.array(tuple(engine.conf_int(x, "mean", method, alpha=INTERVAL_ALPHA, kind=kind,
+                                                  n_bootstraps=n_bootstraps, seed=1))[:2])
 
 
 def cell_paths(name, n, n_bootstraps, sentinel, skipped):
@@ -225,6 +251,9 @@ def cell_paths(name, n, n_bootstraps, sentinel, skipped):
     method = engine_method(name)
     x = cell_series(name, n)
     paths = {REFERENCE_PATH: engine_reduce_path(name, x, n_bootstraps)}
+    if name in INTERVAL_METHODS:
+        paths.update({kind: interval_path(x, method, kind, n_bootstraps) for kind in ("studentized", "calibrated")})
+        return paths
     if name in MODEL_METHODS:
         paths[MATERIALIZE_PATH] = lambda: ar1_slopes(engine.bootstrap(x, method, n_bootstraps, seed=1,
                                                                       memory_budget=16 << 30).values())
@@ -321,6 +350,27 @@ def _progress_bar(total, show):
 
 def _verdict(ratio):
     return "win" if ratio["ci_low"] > 1 else "LOSS" if ratio["ci_high"] < 1 else "tie"
+
+
+def render_interval_costs(receipt):
+    """Markdown table of an "intervals" receipt: per n, each interval kind's median time
+    against the percentile interval's, from the same interleaved rounds, and whether the
+    studentized interval keeps within INTERVAL_COST_BAR (judged on the ratio's upper end)."""
+    lines = ["| n | B | percentile ms | studentized ms | studentized / percentile (95% CI) | within "
+             f"{INTERVAL_COST_BAR:g}x | calibrated ms | calibrated / percentile |",
+             "|---:|---:|---:|---:|---|---|---:|---:|"]
+    for cell in receipt["body"]["cells"]:
+        if cell["method"] not in INTERVAL_METHODS:
+            continue
+        paths, ratios = cell["paths"], cell["ratios"]
+        studentized, calibrated = ratios["studentized"], ratios["calibrated"]
+        verdict = "yes" if studentized["ci_high"] <= INTERVAL_COST_BAR else (
+            "NO" if studentized["ci_low"] > INTERVAL_COST_BAR else "unclear")
+        lines.append(f"| {cell['n']} | {cell['n_bootstraps']} | {paths[REFERENCE_PATH]['median_s'] * 1e3:.2f} | "
+                     f"{paths['studentized']['median_s'] * 1e3:.2f} | {studentized['median']:.2f} "
+                     f"({studentized['ci_low']:.2f}-{studentized['ci_high']:.2f}) | {verdict} | "
+                     f"{paths['calibrated']['median_s'] * 1e3:.1f} | {calibrated['median']:.0f} |")
+    return "\n".join(lines)
 
 
 def render_table(receipt):

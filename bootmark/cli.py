@@ -125,12 +125,14 @@ def _bench(args):
     if args.samples < 3 or args.warmups < 0:
         raise UsageError(f"--samples must be at least 3 (got {args.samples}) and --warmups at least 0 "
                          f"(got {args.warmups})")
-    profile = "quick" if args.quick else "full"
+    if args.quick and args.intervals:
+        raise UsageError("pass at most one of --quick and --intervals")
+    profile = "quick" if args.quick else "intervals" if args.intervals else "full"
     cells = _bench_cells(profile, args.cells)
     _writable_receipt_folder(args.output_dir, "bench", args.no_write)
     receipt = bench.run_grid(cells, args.warmups, args.samples, "custom" if args.cells else profile,
                              show_progress=not args.no_progress)
-    print(bench.render_table(receipt))
+    print(bench.render_interval_costs(receipt) if profile == "intervals" else bench.render_table(receipt))
     _write(receipt, args.output_dir, "bench", args.no_write)
     return OK
 
@@ -231,6 +233,9 @@ def build_parser():
     timed = commands.add_parser("bench", help="time the engine against arch and tsbootstrap; write a receipt",
                                 description=bench.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     timed.add_argument("--quick", action="store_true", help="the small CI profile (n = 2000, B = 999, + sentinels)")
+    timed.add_argument("--intervals", action="store_true",
+                       help="what the studentized and calibrated intervals cost against the percentile interval "
+                            "(MovingBlock('auto'), B = 999, S1-length's n)")
     timed.add_argument("--cells", default="", help="filter such as method=iid,n=2000,B=999 or sentinel=false")
     timed.add_argument("--warmups", type=int, default=3, help="untimed runs per path before timing (default 3)")
     timed.add_argument("--samples", type=int, default=15, help="interleaved timed rounds per cell (default 15)")

@@ -25,8 +25,9 @@ def _has_model_cells(receipt):
 
 def newest_receipts(bench_directory=None, memory_directory=None):
     """(newest full bench receipt, newest memory receipt, newest bench receipt with
-    model-based cells or None), from the workspace's receipt folders unless named;
-    FileNotFoundError if either of the first two is missing."""
+    model-based cells or None, newest "intervals" bench receipt or None), from the
+    workspace's receipt folders unless named; FileNotFoundError if either of the first
+    two is missing."""
     bench_directory = workspace.directory_for("bench", bench_directory)
     speed = newest_full_receipt(bench_directory)
     peak = receipts.newest_receipt(workspace.directory_for("memory", memory_directory), "memory")
@@ -34,7 +35,9 @@ def newest_receipts(bench_directory=None, memory_directory=None):
         raise FileNotFoundError(f"README's scoreboard needs a full bench receipt and a memory receipt in "
                                 f"{os.path.dirname(bench_directory)}; run `bootmark bench` and `bootmark memory`, "
                                 "or render one receipt with `bootmark scoreboard RECEIPT`")
-    return speed, peak, receipts.newest_receipt(bench_directory, "bench", _has_model_cells)
+    intervals = receipts.newest_receipt(bench_directory, "bench",
+                                        lambda receipt: receipt["body"]["profile"] == "intervals")
+    return speed, peak, receipts.newest_receipt(bench_directory, "bench", _has_model_cells), intervals
 
 
 def _model_part(path):
@@ -62,6 +65,21 @@ def _model_part(path):
             f"\n\n{bench.render_table(shown)}\n\n" + "\n".join(verdicts))
 
 
+def _interval_part(path):
+    """What the studentized and calibrated intervals cost against the percentile interval."""
+    receipt = receipts.load_receipt(path)
+    provenance = receipt["provenance"]
+    return (f"### Interval cost: studentized and calibrated against percentile\n\nFrom `{_shown(path)}` "
+            f"({provenance['started_utc']}, commit {_short_sha(provenance)}"
+            f"{' (dirty)' if provenance['source']['dirty'] else ''}): the whole 90% interval for the mean of an "
+            f"AR(1) path (phi = {bench.INTERVAL_PHI}, S1-length's n), `MovingBlock('auto')`, B = "
+            f"{bench.INTERVAL_REPLICATES}, each kind's median time over the percentile interval's from the same "
+            f"{receipt['body']['samples']} interleaved rounds (`bootmark bench --intervals`). The bar: the "
+            f"studentized interval within {bench.INTERVAL_COST_BAR:g}x of the percentile interval, judged on the "
+            f"ratio's upper end; the calibrated double bootstrap (C = 199) for scale.\n\n"
+            f"{bench.render_interval_costs(receipt)}")
+
+
 def _shown(path):
     """A receipt's path as README shows it (:meth:`bootmark.workspace.Workspace.shown`)."""
     return workspace.find().shown(path)
@@ -80,10 +98,11 @@ def _memory_part(path):
             f"bootstrap (block length {body['block_length']}).\n\n{memory.render_table(receipt)}")
 
 
-def render_section(path, memory_path=None, model_path=None):
+def render_section(path, memory_path=None, model_path=None, interval_path=None):
     """The marked section: the speed table of the bench receipt at ``path`` (hardware and
-    versions first), the memory table of the receipt at ``memory_path`` if given, then the
-    model-based cells of ``model_path`` if given."""
+    versions first), the memory table of the receipt at ``memory_path`` if given, the
+    model-based cells of ``model_path`` and the interval costs of ``interval_path`` if
+    given."""
     receipt = receipts.load_receipt(path)
     provenance = receipt["provenance"]
     versions = provenance["versions"]
@@ -113,6 +132,7 @@ def render_section(path, memory_path=None, model_path=None):
                 f"so rather than count a miss no code could mend. MISSED is a miss.\n\n{targets}") if targets else ""
     peak = f"\n\n{_memory_part(memory_path)}" if memory_path else ""
     model = f"\n\n{_model_part(model_path)}" if model_path else ""
+    model += f"\n\n{_interval_part(interval_path)}" if interval_path else ""
     return f"{BEGIN}\n{header}{skipped}\n\n{bench.render_table(full)}{scaling}{peak}{model}\n{END}"
 
 

@@ -74,16 +74,17 @@ def _block_length(method):
 
 
 def _engine_outcome(spec, x, protocol, seed):
-    from bootmark.engine.api import calibration_points
+    from bootmark.engine.api import calibration_points, studentization
     from bootmark.engine.intervals import bootstrap_standard_error, interval
     result, replicates, point = _engine_replicates(spec, x, protocol, seed)
     bounds = []
     for kind in spec.kinds:
-        # The calibrated kind reads the same outer replicates; only its levels need the
-        # inner bootstrap (what engine.conf_int(kind="calibrated") computes, minus a
-        # second outer pass).
+        # The calibrated and studentized kinds read the same replicates; only their
+        # levels need the inner bootstrap or the replicates' standard errors (what
+        # engine.conf_int computes for them, minus a second pass for the replicates).
         calibration = calibration_points(x, result, protocol.inner_bootstraps)[0] if kind == "calibrated" else None
-        bounds.append((kind, *interval(kind, replicates, point, protocol.alpha, calibration)))
+        studentized = studentization(x, result)[0] if kind == "studentized" else None
+        bounds.append((kind, *interval(kind, replicates, point, protocol.alpha, calibration, studentized)))
     return Outcome(point, float(bootstrap_standard_error(replicates)), _block_length(result.method), tuple(bounds))
 
 

@@ -45,7 +45,7 @@ from .dgp import make_process
 PROTOCOL_DIRECTORY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "protocols")
 MODEL_METHODS = ("ResidualBootstrap", "SieveAR")
 ENGINE_METHODS = ("IID", "MovingBlock", "CircularBlock", "StationaryBlock", "NonOverlappingBlock") + MODEL_METHODS
-ENGINE_KINDS = ("percentile", "basic", "normal", "calibrated")
+ENGINE_KINDS = ("percentile", "basic", "normal", "calibrated", "studentized")
 MODEL_KINDS = ("percentile", "basic", "normal")  # no calibrated interval for model-based methods
 ENGINE_SETTINGS = ("block_length", "order", "max_order", "criterion", "innovation", "distribution", "design")
 CRITERION_TESTS = ("within", "at_least", "at_most", "exceeds", "increases_with_n", "se_ratio_within", "se_below")
@@ -361,6 +361,10 @@ def parse(text, file_name):
     if peers and statistic != "mean":
         raise ProtocolError(f"{where}: the peer resamplers {peers} compute intervals for the mean only; "
                             f"drop them or use statistic = \"mean\" (this study's is {statistic!r})")
+    studentized = [spec.name for spec in resamplers if "studentized" in spec.kinds]
+    if studentized and statistic != "mean":
+        raise ProtocolError(f"{where}: kind \"studentized\" (resamplers {studentized}) is defined for the mean "
+                            f"only; this study's statistic is {statistic!r}")
     trends = [c.id for c in protocol.criteria if c.test == "increases_with_n"]
     single = [name for name, profile in profiles.items() if len(profile.n) < 2]
     if trends and single:
