@@ -119,7 +119,10 @@ class BootstrapResult:
         Returns
         -------
         numpy.ndarray
-            ``out`` when given, else a new array.
+            ``out`` when given, else a new array. For a model-based method, the rebuilt
+            series x* in the data's units; for ``ResidualBootstrap(..., design="fixed")``
+            they are fitted values on the *observed* lags plus errors, so their own lags
+            are not the regressors (``reference/models.py`` item 9).
         """
         n, d = self.series.n, self.series.d
         shape = (self.n_bootstraps, n) if self.series.univariate else (self.n_bootstraps, n, d)

@@ -126,7 +126,9 @@ class BootstrapResult:
         """B resampled series: lists of n floats for 1-D data, of n row lists otherwise.
 
         For :class:`TaperedBlock` these are the tapered values (see its docstring); for a
-        model-based method the rebuilt series (``models.py``).
+        model-based method the rebuilt series (``models.py``): for
+        ``ResidualBootstrap(..., design="fixed")`` fitted values on the observed lags plus
+        errors, whose own lags are not the regressors (item 9).
         """
         if self.model is not None:
             paths = replicate_paths(self.model, self.series.columns[0], self.seed, self.n_bootstraps)
