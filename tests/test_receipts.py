@@ -159,3 +159,34 @@ def test_unreadable_receipts_get_typed_errors_naming_the_file(tmp_path):
     binary.write_bytes(b"\xff\xfe\x00")
     with pytest.raises(receipts.ReceiptError, match="binary.json: not a JSON receipt"):
         receipts.load_receipt(binary)
+
+
+def test_the_intervals_profile_times_each_kind_against_the_percentile_interval():
+    cells = bench.grid("intervals")
+    assert [c[:3] for c in cells] == [("interval_mean", n, 999) for n in (100, 200, 500, 1000, 2000)]
+    paths = bench.cell_paths("interval_mean", 100, 40, False, {})
+    assert list(paths) == [bench.REFERENCE_PATH, "studentized", "calibrated"]
+    bounds = {name: run() for name, run in paths.items()}
+    assert all(b.shape == (2,) and b[0] < b[1] for b in bounds.values())
+    # the percentile path is the engine's percentile interval, not another computation
+    from bootmark import engine
+    x = bench.cell_series("interval_mean", 100)
+    expected = engine.conf_int(x, "mean", engine.MovingBlock("auto"), alpha=0.10, n_bootstraps=40, seed=1)
+    assert bounds[bench.REFERENCE_PATH].tolist() == [expected.lower, expected.upper]
+    with pytest.raises(ValueError, match="'intervals'"):
+        bench.grid("interval")
+
+
+def test_interval_costs_render_the_bar_verdict_on_the_ratio_interval():
+    def ratio(low, median, high):
+        return {"median": median, "ci_low": low, "ci_high": high, "confidence": 0.95, "block_length": 2}
+
+    def cell(n, studentized):
+        return {"method": "interval_mean", "n": n, "n_bootstraps": 999,
+                "paths": {name: {"median_s": 0.001} for name in (bench.REFERENCE_PATH, "studentized", "calibrated")},
+                "ratios": {"studentized": studentized, "calibrated": ratio(150, 160, 170)}}
+    table = bench.render_interval_costs({"body": {"cells": [cell(100, ratio(1.8, 2.0, 2.2)),
+                                                            cell(200, ratio(4.8, 5.1, 5.3)),
+                                                            cell(500, ratio(5.2, 5.5, 5.9))]}})
+    rows = table.splitlines()[2:]
+    assert [row.split(" | ")[5] for row in rows] == ["yes", "unclear", "NO"]
