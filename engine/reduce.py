@@ -171,8 +171,10 @@ def fixed_b_standard_error(values):
     """The Kiefer-Vogelsang b = 1 standard error of the mean of ``values`` (overwritten),
     reference.intervals item 1 of ``studentized``: the partial sums S_t are accumulated
     left to right as there; the mean and the sum of the S_t^2 use accurate_sum instead
-    of fsum (within 6 u S each)."""
+    of fsum (within 6 u S each). Exactly 0 when every value is equal, as there."""
     n = values.shape[0]
+    if values.min() == values.max():
+        return 0.0
     mean = accurate_sum(values, n) / n
     partial = 0.0
     for i in range(n):

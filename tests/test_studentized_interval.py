@@ -68,7 +68,9 @@ def test_twins_agree_on_the_studentized_interval(n, data_seed, seed, method, off
     scale = max(1.0, abs(offset)) * float(np.ptp(x) + 1.0)
     assert ours.kind == "studentized" and ours.point == pytest.approx(theirs.point, abs=1e-13 * scale)
     assert abs(ours.lower - theirs.lower) <= 1e-9 * scale and abs(ours.upper - theirs.upper) <= 1e-9 * scale
-    assert ours.lower < ours.point < ours.upper
+    # theta need not lie inside a bootstrap-t interval (at n = 12 all t*_b can share a
+    # sign); its ordering is what the rule guarantees: se > 0 and Q_t is monotone
+    assert ours.lower <= ours.upper
 
 
 def test_replicate_standard_errors_are_each_replicates_own():
