@@ -230,7 +230,7 @@ def _model_reduce(series, method, statistic, n_bootstraps, seed):
         point = model.fit.components
         if design_of(model.method) == FIXED:
             design = fixed_design(model, x)
-            refits = [fixed_refit(path, model, x, design) for path in paths]
+            refits = [fixed_refit(path, model, design) for path in paths]
         else:
             refits = [refit(path, model.fit.order) for path in paths]
         skipped = settle_refits([status for _, status in refits], model.method.explosive, model.fit.order)

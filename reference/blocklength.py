@@ -24,11 +24,10 @@ their optimal length; the NBB and TBB have none of their own here).
 """
 
 import math
-import warnings
 from dataclasses import dataclass, replace
 
 from .data import as_series
-from .errors import BlockLengthWarning, ErrorCode, InvalidDataError, InvalidParameterError
+from .errors import BlockLengthWarning, ErrorCode, InvalidDataError, InvalidParameterError, warn_at_caller
 from .specs import AUTO, IID, NonOverlappingBlock, StationaryBlock
 
 
@@ -171,9 +170,9 @@ def resolve_method(method, series, column_estimates=None):
                                     f"{length} exceeds the series length n = {n}",
                                     f"pass a length between 1 and {n}, or 'auto'")
     if length == n:
-        warnings.warn(f"{field_name} equals the series length n = {n}: every replicate is the "
-                      "original series up to rotation", BlockLengthWarning, stacklevel=3)
+        warn_at_caller(f"{field_name} equals the series length n = {n}: every replicate is the "
+                      "original series up to rotation", BlockLengthWarning)
     elif isinstance(method, NonOverlappingBlock) and n // length == 1:
-        warnings.warn(f"block_length {length} leaves room for one non-overlapping block in n = {n}: "
-                      "every replicate is the same series", BlockLengthWarning, stacklevel=3)
+        warn_at_caller(f"block_length {length} leaves room for one non-overlapping block in n = {n}: "
+                      "every replicate is the same series", BlockLengthWarning)
     return method

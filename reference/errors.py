@@ -5,6 +5,8 @@ carries a stable ``code`` (an :class:`ErrorCode`) that tests and callers can mat
 without parsing prose. Codes are never renumbered; a retired code is never reused.
 """
 
+import sys
+import warnings
 from enum import Enum
 
 
@@ -90,3 +92,14 @@ class BlockWildDesignWarning(UserWarning):
     the refit coefficients' spread shrinks as the block length grows (too narrow
     intervals); ``ResidualBootstrap(..., design="fixed")`` gives the block-wise sandwich
     spread instead (see ``BlockWild``)."""
+
+
+def warn_at_caller(message, category):
+    """Issue ``warnings.warn(message, category)`` at the first frame outside bootmark,
+    so the warning names the user's line, whichever public entry point (and however
+    deep in the twins) it came from. Frames belong to bootmark when their module's
+    name is ``bootmark`` or starts with ``bootmark.``."""
+    frame, level = sys._getframe(1), 2  # level 2 is warn_at_caller's caller
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "bootmark":
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)

@@ -103,30 +103,31 @@ lengths count observations, t indexes time 0 .. n-1, and u = 2**-53.
    (start p) and b*_0 = fsum(w*_t), b*_k = fsum(w*_t w_{t-k}); beta* = solve(A, b*) and
    c* = c*_w + m (1 - s*) as in item 1. Since A is the data's, whose fit was found
    non-singular, no refit is singular, and since nothing is run forward from a refit,
-   its stationarity is not asked: fixed-design refits are never skipped. By linearity
-   beta* - beta = A^-1 X' e*, so Wild multipliers (E v = 0, E v^2 = 1) give the HC0
-   sandwich A^-1 (sum_t x_t x_t' e_t^2) A^-1 as the bootstrap variance and BlockWild
-   the block-wise sandwich averaged over the phases (tests/test_fixed_design.py checks
-   both, and the L = M enumeration).
+   its stationarity is not asked: fixed-design refits are never skipped. With
+   z_t = (1, w_{t-1}, .., w_{t-p})' the regressor row and Z the matrix of the z_t,
+   linearity gives beta* - beta = A^-1 Z' e*, so Wild multipliers (E v = 0, E v^2 = 1)
+   give the HC0 sandwich A^-1 (sum_t z_t z_t' e_t^2) A^-1 as the bootstrap variance
+   and BlockWild the block-wise sandwich averaged over the phases
+   (tests/test_fixed_design.py checks both, and the L = M enumeration).
 
 Stream contract: replicate b's draws depend only on (seed, b). The purposes are new
 (RESIDUAL_INDEX = 3, WILD_MULTIPLIER = 4, BLOCK_WILD_OFFSET = 5; for the fixed design
 FIXED_RESIDUAL_INDEX = 6, FIXED_WILD_MULTIPLIER = 7, FIXED_BLOCK_WILD_OFFSET = 8), so no
-existing stream shifts and STREAM_VERSION is unchanged; tests/goldens/models_v<STREAM_VERSION>.json pins
-the recursive streams. The shared procedure (``resolve_model``, ``settle_refits``, the errors)
-takes the twin's arithmetic as a :class:`ModelArithmetic`, so the engine reuses the rules
-and computes every number itself.
+existing stream shifts and STREAM_VERSION is unchanged. tests/goldens/models_v<N>.json
+pins the recursive streams and tests/goldens/models_fixed_v<N>.json the fixed-design
+ones. The shared procedure (``resolve_model``, ``settle_refits``, the errors) takes the
+twin's arithmetic as a :class:`ModelArithmetic`, so the engine reuses the rules and
+computes every number itself.
 """
 
 import math
-import warnings
 from dataclasses import dataclass, field, replace
 
 from .blocklength import estimate_block_length
 from .data import Series
 from .draws import Purpose, WordStream
 from .errors import (BlockWildDesignWarning, ErrorCode, InvalidDataError, InvalidParameterError,
-                     SkippedReplicatesWarning)
+                     SkippedReplicatesWarning, warn_at_caller)
 from .keys import replicate_key, root_key
 from .specs import AUTO, IID, BlockWild, SieveAR, Wild, coefficient_labels
 
@@ -167,14 +168,17 @@ def error_streams(method):
 
 def warn_if_recursive_block_wild(method, statistic_kind):
     """Warn (:class:`BlockWildDesignWarning`) when ``"ar_coef"`` is asked of a recursive
-    block-wild bootstrap, whose refit spread shrinks as the block length grows."""
+    block-wild bootstrap, whose refit spread shrinks as the block length grows;
+    ``method`` is resolved (its block length an int), and a length of 1 is Wild's."""
     if statistic_kind != "ar_coef" or not isinstance(method.innovation, BlockWild) or design_of(method) == FIXED:
+        return
+    if method.innovation.block_length == 1:  # one multiplier per error: the plain Wild bootstrap
         return
     fix = ("ResidualBootstrap(AR(p), BlockWild(...), design='fixed')" if hasattr(method, "design")
            else "ResidualBootstrap(AR(p), BlockWild(...), design='fixed') with the sieve's selected order")
-    warnings.warn("recursive block-wild refits share a multiplier between y*_{t-1} and e*_t within a block, which "
+    warn_at_caller("recursive block-wild refits share a multiplier between y*_{t-1} and e*_t within a block, which "
                   "shrinks the AR coefficients' bootstrap spread as the block length grows (intervals too narrow); "
-                  f"for the coefficients' sampling spread use {fix}", BlockWildDesignWarning, stacklevel=4)
+                  f"for the coefficients' sampling spread use {fix}", BlockWildDesignWarning)
 
 
 # ---------------------------------------------------------------------------------------
@@ -329,8 +333,8 @@ def settle_refits(statuses, policy, order):
         raise InvalidDataError(ErrorCode.MODEL_FIT, "x",
                                f"all {len(bad)} replicate AR({order}) refits are explosive or singular",
                                "difference the series, lower the order, or use a block method")
-    warnings.warn(f"{len(bad)} of {len(statuses)} replicates skipped: their AR({order}) refit was explosive or "
-                  "singular (see result.skipped)", SkippedReplicatesWarning, stacklevel=4)
+    warn_at_caller(f"{len(bad)} of {len(statuses)} replicates skipped: their AR({order}) refit was explosive or "
+                  "singular (see result.skipped)", SkippedReplicatesWarning)
     return tuple(bad)
 
 
@@ -586,7 +590,7 @@ def refit(path, order):
     return (intercept_in_data_units(beta[0], phi, mean),) + phi, FIT_OK if is_stationary(phi) else FIT_EXPLOSIVE
 
 
-def fixed_refit(path, model, x, design):
+def fixed_refit(path, model, design):
     """(components, FIT_OK): the fixed-design refit of one replicate (item 9): x*_t on the
     observed (1, x_{t-1} .. x_{t-p}); ``design`` is the data's (A, w) from
     :func:`fixed_design`."""

@@ -3,7 +3,10 @@
 * tests/goldens/stream_v<STREAM_VERSION>.json: the first draws of every resampling method;
 * tests/goldens/models_v<STREAM_VERSION>.json: the first draws and rebuilt series of the
   model-based methods (their purposes were added under version 2 without changing any
-  existing stream, so version 2 has both files).
+  existing stream, so version 2 has both files);
+* tests/goldens/models_fixed_v<STREAM_VERSION>.json: the same for the fixed-design
+  residual bootstrap, whose purposes (FIXED_*) were added later, again under version 2
+  and again shifting no existing stream: a third file, so the second is never rewritten.
 
 Run it when STREAM_VERSION was bumped, or when a file for the current version is
 missing: an existing golden file is never overwritten, because it is the record of what
@@ -24,8 +27,8 @@ from bootmark import reference  # noqa: E402
 from bootmark.reference.draws import Purpose, WordStream  # noqa: E402
 from bootmark.reference.indices import STREAM_VERSION, index_rows  # noqa: E402
 from bootmark.reference.keys import replicate_key, root_key  # noqa: E402
-from bootmark.reference.models import (ARITHMETIC, block_offset, multipliers, replicate_paths,  # noqa: E402
-                              residual_indices, resolve_model)
+from bootmark.reference.models import (ARITHMETIC, FIXED_STREAMS, RECURSIVE_STREAMS, block_offset,  # noqa: E402
+                                       multipliers, replicate_paths, residual_indices, resolve_model)
 from bootmark.reference.data import as_series  # noqa: E402
 
 SEEDS = [0, 42, 2**100 + 3]
@@ -59,6 +62,19 @@ MODEL_METHODS = {
         reference.ResidualBootstrap(reference.AR(2), reference.BlockWild("mammen", 4)),
     "SieveAR(max_order=3, innovation=IID())": reference.SieveAR(max_order=3),
 }
+FIXED_PURPOSES = (Purpose.FIXED_RESIDUAL_INDEX, Purpose.FIXED_WILD_MULTIPLIER, Purpose.FIXED_BLOCK_WILD_OFFSET)
+FIXED_MODEL_METHODS = {
+    "ResidualBootstrap(AR(1), IID(), design='fixed')":
+        reference.ResidualBootstrap(reference.AR(1), reference.IID(), design="fixed"),
+    "ResidualBootstrap(AR(2), Wild('rademacher'), design='fixed')":
+        reference.ResidualBootstrap(reference.AR(2), reference.Wild(), design="fixed"),
+    "ResidualBootstrap(AR(1), Wild('mammen'), design='fixed')":
+        reference.ResidualBootstrap(reference.AR(1), reference.Wild("mammen"), design="fixed"),
+    "ResidualBootstrap(AR(1), BlockWild('rademacher', 3), design='fixed')":
+        reference.ResidualBootstrap(reference.AR(1), reference.BlockWild("rademacher", 3), design="fixed"),
+    "ResidualBootstrap(AR(2), BlockWild('mammen', 4), design='fixed')":
+        reference.ResidualBootstrap(reference.AR(2), reference.BlockWild("mammen", 4), design="fixed"),
+}
 
 
 def golden():
@@ -76,23 +92,34 @@ def golden():
     return record
 
 
-def model_golden():
-    """The golden record of the current stream version's model-based methods."""
+def _model_record(methods, purposes, streams):
+    """Fits, raw words of ``purposes``, draws on ``streams`` and rebuilt series of ``methods``."""
     series = as_series(MODEL_DATA)
-    models = {name: resolve_model(method, series, ARITHMETIC) for name, method in MODEL_METHODS.items()}
+    models = {name: resolve_model(method, series, ARITHMETIC) for name, method in methods.items()}
     record = {"stream_version": STREAM_VERSION, "x": MODEL_DATA,
               "fits": {name: list(model.fit.components) for name, model in models.items()}, "seeds": {}}
     for seed in SEEDS:
         root = root_key(seed)
         keys = [replicate_key(root, b) for b in range(ROWS)]
         record["seeds"][str(seed)] = {
-            "words": {purpose.name: [hex(w) for w in _words(keys[0], purpose, 8)] for purpose in MODEL_PURPOSES},
-            "residual_indices": [residual_indices(N, key) for key in keys],
-            "multipliers": {name: multipliers(name, 40, keys[0]) for name in ("rademacher", "mammen")},
-            "block_offsets": [block_offset(10, key) for key in keys],
+            "words": {purpose.name: [hex(w) for w in _words(keys[0], purpose, 8)] for purpose in purposes},
+            "residual_indices": [residual_indices(N, key, streams.residual_index) for key in keys],
+            "multipliers": {name: multipliers(name, 40, keys[0], streams.multiplier)
+                            for name in ("rademacher", "mammen")},
+            "block_offsets": [block_offset(10, key, streams.offset) for key in keys],
             "series": {name: list(replicate_paths(model, MODEL_DATA, seed, ROWS)) for name, model in models.items()},
         }
     return record
+
+
+def model_golden():
+    """The golden record of the current stream version's recursive model-based methods."""
+    return _model_record(MODEL_METHODS, MODEL_PURPOSES, RECURSIVE_STREAMS)
+
+
+def fixed_model_golden():
+    """The golden record of the current stream version's fixed-design residual bootstraps."""
+    return _model_record(FIXED_MODEL_METHODS, FIXED_PURPOSES, FIXED_STREAMS)
 
 
 def _words(key, purpose, count):
@@ -108,6 +135,10 @@ def model_golden_path():
     return ROOT / "tests" / "goldens" / f"models_v{STREAM_VERSION}.json"
 
 
+def fixed_model_golden_path():
+    return ROOT / "tests" / "goldens" / f"models_fixed_v{STREAM_VERSION}.json"
+
+
 def _write(path, record):
     temporary = path.with_suffix(".tmp")
     temporary.write_text(json.dumps(record, indent=1) + "\n")
@@ -116,10 +147,11 @@ def _write(path, record):
 
 
 def main():
-    missing = [(path, build) for path, build in [(golden_path(), golden), (model_golden_path(), model_golden)]
-               if not path.exists()]
+    files = [(golden_path(), golden), (model_golden_path(), model_golden),
+             (fixed_model_golden_path(), fixed_model_golden)]
+    missing = [(path, build) for path, build in files if not path.exists()]
     if not missing:
-        sys.exit(f"{golden_path()} and {model_golden_path()} exist; golden files are never overwritten. Bump "
+        sys.exit(f"{', '.join(str(path) for path, _ in files)} exist; golden files are never overwritten. Bump "
                  "STREAM_VERSION in reference/indices.py if the stream changed.")
     for path, build in missing:
         _write(path, build())

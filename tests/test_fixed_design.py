@@ -249,6 +249,9 @@ def test_recursive_block_wild_refits_warn_and_point_to_the_fixed_design(twin):
         twin.bootstrap_reduce(x, fixed(1, reference.BlockWild("rademacher", 4)), "ar_coef", 5, seed=1)
         twin.bootstrap_reduce(x, reference.ResidualBootstrap(reference.AR(1), reference.Wild()), "ar_coef", 5, seed=1)
         twin.bootstrap_reduce(x, recursive, "mean", 5, seed=1)  # a path statistic keeps what blocks keep
+        # L = 1 is the plain Wild bootstrap: no multiplier is shared, nothing to warn of
+        twin.bootstrap_reduce(x, reference.ResidualBootstrap(reference.AR(1), reference.BlockWild("rademacher", 1)),
+                              "ar_coef", 5, seed=1)
 
 
 def test_design_argument_is_checked_with_a_typed_error():
@@ -267,3 +270,7 @@ def test_fixed_design_takes_pandas_and_never_skips():
     result = engine.bootstrap_reduce(x, fixed(1, reference.Wild()), "ar_coef", 2000, seed=3)
     assert result.skipped == () and result.component(1).shape == (2000,)
     assert np.all(np.isfinite(result.component(1)))
+    # the check has teeth: many refits are explosive (slope >= 1), which a recursive
+    # design's default explosive="raise" would refuse; the fixed design keeps them all
+    assert np.sum(result.component(1) >= 1.0) > 100
+    assert fixed(1, reference.Wild()).explosive == "raise"

@@ -5,7 +5,8 @@ STREAM_VERSION 2 without shifting any existing stream, so version 2 has two gold
 scripts/make_goldens.py writes both and never overwrites either. The file pins the fits
 (fsum and IEEE arithmetic: portable), the raw words of the new purposes, residual indices,
 Rademacher and Mammen multipliers, block phases and rebuilt series. Gaussian multipliers
-use libm and are pinned only through their words.
+use libm and are pinned only through their words. The fixed-design purposes (FIXED_*) came
+later, under the same version, and have their own file, models_fixed_v<N>.json.
 """
 
 import json
@@ -58,3 +59,34 @@ def test_index_golden_file_still_pins_only_the_resampling_purposes():
     stored = json.loads(make_goldens.golden_path().read_text())
     assert all(set(record["words"]) == {"BLOCK_START", "BLOCK_LENGTH"} for record in stored["seeds"].values())
     assert make_goldens.golden() == stored  # adding purposes shifted nothing
+
+
+def _stored_fixed():
+    return json.loads(make_goldens.fixed_model_golden_path().read_text())
+
+
+def test_fixed_design_streams_reproduce_their_golden_file():
+    stored = _stored_fixed()
+    assert stored["stream_version"] == STREAM_VERSION
+    assert make_goldens.fixed_model_golden() == stored
+    for record in stored["seeds"].values():
+        assert set(record["words"]) == {"FIXED_RESIDUAL_INDEX", "FIXED_WILD_MULTIPLIER", "FIXED_BLOCK_WILD_OFFSET"}
+
+
+def test_engine_reproduces_the_fixed_design_golden_series_bitwise():
+    stored = _stored_fixed()
+    for seed, record in stored["seeds"].items():
+        for name, series in record["series"].items():
+            result = engine.bootstrap(np.array(stored["x"]), make_goldens.FIXED_MODEL_METHODS[name], len(series),
+                                      seed=int(seed))
+            assert result.values().tolist() == series, name
+
+
+def test_fixed_design_draws_are_not_the_recursive_ones():
+    """Negative control: the two files pin different streams of the same keys, so a
+    fixed design that read the recursive purposes would fail the test above."""
+    fixed, recursive = _stored_fixed()["seeds"], _stored()["seeds"]
+    for seed in fixed:
+        assert fixed[seed]["residual_indices"] != recursive[seed]["residual_indices"]
+        assert fixed[seed]["multipliers"] != recursive[seed]["multipliers"]
+        assert list(fixed[seed]["words"].values()) != list(recursive[seed]["words"].values())
