@@ -28,7 +28,8 @@ from statistics import NormalDist
 
 import numpy as np
 
-from bootmark.reference.intervals import CALIBRATED, INTERVAL_KINDS, STUDENTIZED, check_kind, constant_series_error
+from bootmark.reference.intervals import (CALIBRATED, INTERVAL_KINDS, STUDENTIZED, check_companion, check_kind,
+                                          constant_series_error)
 
 __all__ = ["INTERVAL_KINDS", "bootstrap_standard_error", "calibrated_levels", "check_kind", "interval",
            "studentized_bounds", "tail_levels"]
@@ -95,7 +96,7 @@ def interval(kind, replicates, point, alpha, calibration=None, studentization=No
     ``calibration`` its B calibration points u_b (kind "calibrated" only). An unknown
     ``kind`` raises the reference's typed error rather than falling through.
     """
-    check_kind(kind)
+    check_companion(check_kind(kind), calibration, studentization)
     replicates = np.asarray(replicates, dtype=np.float64)
     point = float(point)
     if kind == STUDENTIZED:

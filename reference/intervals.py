@@ -101,6 +101,19 @@ def check_kind(kind):
     return kind
 
 
+def check_companion(kind, calibration, studentization):
+    """Refuse an ``interval`` call whose kind needs data it was not given (code
+    INTERVAL_KIND): "calibrated" needs the u_b, "studentized" the (se, [se*_b])."""
+    needed = {CALIBRATED: ("calibration", calibration), STUDENTIZED: ("studentization", studentization)}
+    if kind in needed and needed[kind][1] is None:
+        argument = needed[kind][0]
+        raise InvalidParameterError(ErrorCode.INTERVAL_KIND, argument,
+                                    f"kind={kind!r} reads {argument}=, which is None",
+                                    f"pass {argument}= as conf_int computes it, or call conf_int(kind={kind!r}) "
+                                    f"which does")
+    return kind
+
+
 def check_inner_bootstraps(inner_bootstraps, kind):
     """Return C, the inner replicates per outer replicate, for a checked ``kind``.
 
@@ -242,7 +255,7 @@ def interval(kind, replicates, point, alpha, calibration=None, studentization=No
     ``calibration`` holds its B calibration points u_b (kind "calibrated" only);
     ``studentization`` its (se, [se*_b]) (kind "studentized" only).
     """
-    kind = check_kind(kind)
+    kind = check_companion(check_kind(kind), calibration, studentization)
     if kind == STUDENTIZED:
         return studentized_bounds(replicates, point, alpha, studentization)
     if kind == "normal":

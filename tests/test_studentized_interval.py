@@ -12,7 +12,7 @@ The definition is in reference/intervals.py. Checked here:
   limit's published 95% quantile, 3.764 (Kiefer & Vogelsang 2002, Table 1, b = 1);
   negative control: the normal quantile 1.645 is far outside the same tolerance.
 * Bad input: a statistic other than the mean, a tapered or model-based method, a constant
-  series: typed errors naming the argument.
+  series, interval() without its (se, [se*_b]): typed errors naming the argument.
 """
 
 import math
@@ -24,9 +24,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bootmark import engine, reference
+from bootmark.engine import intervals as engine_intervals
 from bootmark.engine import reduce as engine_reduce
 from bootmark.engine.api import studentization
 from bootmark.reference.errors import ErrorCode, InvalidDataError, InvalidParameterError
+from bootmark.reference import intervals as reference_intervals
 from bootmark.reference.intervals import fixed_b_standard_error
 from bootmark.studies.dgp import ar1
 
@@ -135,3 +137,34 @@ def test_studentized_interval_takes_pandas_and_lays_out_columns():
     single = engine.conf_int(frame["a"], "mean", engine.MovingBlock("auto"), alpha=0.1, kind="studentized", seed=5)
     assert isinstance(single.lower, float)
     assert single.lower == pytest.approx(float(lower["a"]), rel=1e-12)
+
+
+@pytest.mark.parametrize("interval", [engine_intervals.interval, reference_intervals.interval],
+                         ids=["engine", "reference"])
+@pytest.mark.parametrize("kind,argument", [("studentized", "studentization"), ("calibrated", "calibration")])
+def test_interval_without_its_companion_data_is_a_typed_error(interval, kind, argument):
+    """The low-level interval() names the missing argument instead of a TypeError."""
+    with pytest.raises(InvalidParameterError) as error:
+        interval(kind, [1.0, 2.0, 3.0], 2.0, 0.1)
+    assert error.value.code == ErrorCode.INTERVAL_KIND and error.value.argument == argument
+
+
+@pytest.mark.parametrize("twin", [engine, reference], ids=["engine", "reference"])
+def test_studentized_interval_leans_towards_the_long_tail_of_skewed_data(twin):
+    """Orientation, from a known property rather than from the code: for right-skewed
+    data the t statistic of the mean has a long *left* tail (a high mean comes with a
+    high se), so the bootstrap-t interval reaches further above the mean than below;
+    the mirror-image series gives the mirror-image interval. Negative control: the basic
+    interval reflects the replicates' quantiles about theta (a bound read from the other
+    tail), leans the other way and fails the same check."""
+    x = np.random.default_rng(7).exponential(1.0, 80) ** 2
+    data = x if twin is engine else x.tolist()
+    mirror = -x if twin is engine else (-x).tolist()
+    ours = twin.conf_int(data, "mean", twin.IID(), kind="studentized", n_bootstraps=2000, seed=11)
+    mirrored = twin.conf_int(mirror, "mean", twin.IID(), kind="studentized", n_bootstraps=2000, seed=11)
+    above, below = ours.upper - ours.point, ours.point - ours.lower
+    assert above > 1.3 * below
+    assert mirrored.lower == pytest.approx(-ours.upper, rel=1e-12)
+    assert mirrored.upper == pytest.approx(-ours.lower, rel=1e-12)
+    basic = twin.conf_int(data, "mean", twin.IID(), kind="basic", n_bootstraps=2000, seed=11)
+    assert not basic.upper - basic.point > 1.3 * (basic.point - basic.lower)
