@@ -97,11 +97,12 @@ def _bench_cells(profile, filters_text):
     except ValueError as error:
         raise UsageError(str(error)) from None
     if not cells:
-        raise UsageError(f"no cell of the {profile} grid matches {filters_text!r}; methods are "
-                         f"{', '.join(bench.METHODS + bench.MODEL_METHODS)}, n is one of {bench.SIZES} or "
-                         f"{sorted({n for _, n, _ in bench.SCALE_CELLS})} "
-                         f"(sentinels {bench.SENTINEL_SIZE}), B one of {bench.REPLICATES} "
-                         f"(sentinels {bench.SENTINEL_REPLICATES}), sentinel true/false")
+        # name what this profile's grid holds, so the hint is right for every profile
+        grid = bench.grid(profile)
+        methods = ", ".join(dict.fromkeys(cell[0] for cell in grid))
+        raise UsageError(f"no cell of the {profile} grid matches {filters_text!r}; its methods are {methods}, "
+                         f"n one of {sorted({cell[1] for cell in grid})}, B one of {sorted({cell[2] for cell in grid})}, "
+                         f"sentinel true/false")
     return cells
 
 

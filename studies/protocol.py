@@ -48,6 +48,11 @@ ENGINE_METHODS = ("IID", "MovingBlock", "CircularBlock", "StationaryBlock", "Non
 ENGINE_KINDS = ("percentile", "basic", "normal", "calibrated", "studentized")
 MODEL_KINDS = ("percentile", "basic", "normal")  # no calibrated interval for model-based methods
 ENGINE_SETTINGS = ("block_length", "order", "max_order", "criterion", "innovation", "distribution", "design")
+_INNOVATION_SETTINGS = ("innovation", "distribution", "block_length")
+# the settings each engine method reads; any other is refused, never silently ignored
+SETTINGS_OF = {"IID": (), "ResidualBootstrap": ("order", "design") + _INNOVATION_SETTINGS,
+               "SieveAR": ("max_order", "criterion") + _INNOVATION_SETTINGS,
+               **{name: ("block_length",) for name in ENGINE_METHODS if name not in MODEL_METHODS + ("IID",)}}
 CRITERION_TESTS = ("within", "at_least", "at_most", "exceeds", "increases_with_n", "se_ratio_within", "se_below")
 SE_TESTS = ("se_ratio_within", "se_below")
 # "mean": the sample mean; "ar1_slope": the OLS slope of x_t on (1, x_{t-1}).
@@ -237,6 +242,10 @@ def _resampler(table, where):
                                 f"use one of {', '.join(ENGINE_METHODS)}")
         allowed = MODEL_KINDS if engine_name in MODEL_METHODS else ENGINE_KINDS
         bad = [kind for kind in kinds if kind not in allowed]
+        stray = [key for key in ENGINE_SETTINGS if key in table and key not in SETTINGS_OF[engine_name]]
+        if stray:
+            raise ProtocolError(f"{where} ({name}): {engine_name} does not read {', '.join(stray)}; its settings "
+                                f"are {', '.join(SETTINGS_OF[engine_name]) or 'none'}")
         settings = tuple((key, table[key]) for key in ENGINE_SETTINGS if key in table)
     else:
         from .peers import PEER_RESAMPLERS
@@ -361,6 +370,12 @@ def parse(text, file_name):
     if peers and statistic != "mean":
         raise ProtocolError(f"{where}: the peer resamplers {peers} compute intervals for the mean only; "
                             f"drop them or use statistic = \"mean\" (this study's is {statistic!r})")
+    fixed_higher = [spec.name for spec in resamplers if dict(spec.settings).get("design") == "fixed"
+                    and dict(spec.settings).get("order", 1) != 1]
+    if fixed_higher and statistic == "ar1_slope":
+        raise ProtocolError(f"{where}: the fixed-design resamplers {fixed_higher} would refit an AR(1) slope on "
+                            "their own paths' lags, not the observed ones; use order = 1 (whose fused refit keeps "
+                            "the observed lags) or design = \"recursive\"")
     studentized = [spec.name for spec in resamplers if "studentized" in spec.kinds]
     if studentized and statistic != "mean":
         raise ProtocolError(f"{where}: kind \"studentized\" (resamplers {studentized}) is defined for the mean "

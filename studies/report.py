@@ -109,11 +109,12 @@ def render_study(body, receipt_path, chart_link=None):
     misses = miss_split(results["cells"])
     for row in results["coverage"]:
         error = ratios[(row["n"], row["resampler"])]
+        below, above = misses[(row["n"], row["resampler"], row["kind"])]
         figure = published.get((row["resampler"], row["kind"], row["n"]))
         cited = f"{figure['published']:.3f} ({figure['z']:+.1f})" if figure and figure["z"] is not None else ""
         lines.append(f"| {row['n']} | {row['resampler']} | {row['kind']} | {row['coverage']:.3f} | "
                      f"{row['wilson_low']:.3f}-{row['wilson_high']:.3f} | {row['mc_se']:.3f} | "
-                     "{:.3f} / {:.3f} | ".format(*misses[(row["n"], row["resampler"], row["kind"])]) +
+                     f"{below:.3f} / {above:.3f} | "
                      f"{row['mean_width']:.4f} | {error['mean_se_ratio']:.3f} | {error['mean_block_length']:.1f} | "
                      f"{cited} |")
     if results["criteria"]:

@@ -152,6 +152,8 @@ def _text():
     (lambda t: t.replace("alpha = 0.10", "alpha = 1.5"), "alpha must lie in"),
     (lambda t: t.replace("block_length = 5", "block_length = -5"), "block_length"),
     (lambda t: t.replace("[dgp]", "[dgp\n"), "not valid TOML"),
+    (lambda t: t.replace("block_length = 5\n", "block_length = 5\ndesign = \"fixed\"\n"),
+     "StationaryBlock does not read design"),
 ])
 def test_bad_protocols_are_refused_with_the_field(edit, message):
     with pytest.raises(protocol.ProtocolError, match=message):
@@ -220,3 +222,27 @@ def test_slope_truth_is_bartlett():
     assert truth.value == pytest.approx(0.5) and truth.standard_error == pytest.approx(math.sqrt(0.75 / 300))
     with pytest.raises(ValueError, match="statistic"):
         dgp.ARMA11(0.5, 0.2).truth(300, "ar1_slope")
+
+
+def test_fixed_design_of_a_higher_order_is_refused_for_the_ar1_slope():
+    """Its path statistic would regress on the replicate's own lags, not the observed ones."""
+    peer = '''[[resamplers]]
+name = "arch.IIDBootstrap"
+peer = "arch.IIDBootstrap"
+kinds = ["percentile"]
+'''
+    assert peer in _text()
+    text = _text().replace(peer, "").replace('statistic = "mean"', 'statistic = "ar1_slope"').replace('''[[resamplers]]
+name = "engine.StationaryBlock(5)"''', '''[[resamplers]]
+name = "engine.Fixed2"
+engine = "ResidualBootstrap"
+order = 2
+design = "fixed"
+innovation = "Wild"
+kinds = ["percentile"]
+
+[[resamplers]]
+name = "engine.StationaryBlock(5)"''')
+    with pytest.raises(protocol.ProtocolError, match="observed ones"):
+        protocol.parse(text, "CI-v1.toml")
+    protocol.parse(text.replace("order = 2", "order = 1"), "CI-v1.toml")  # the fused refit keeps the observed lags
