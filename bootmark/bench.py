@@ -99,9 +99,11 @@ def grid(profile):
 
 def select(cells, filters):
     """Cells matching every ``key=value`` filter (keys: method, n, B, sentinel)."""
+
     def keep(cell):
         fields = {"method": cell[0], "n": str(cell[1]), "B": str(cell[2]), "sentinel": str(cell[3]).lower()}
         return all(fields.get(key) == value for key, value in filters.items())
+
     unknown = set(filters) - {"method", "n", "B", "sentinel"}
     if unknown:
         raise ValueError(f"unknown cell filter {sorted(unknown)}; use method=, n=, B= or sentinel=")
@@ -109,7 +111,7 @@ def select(cells, filters):
 
 
 def parse_filters(text):
-    """"n=200,method=iid" -> {"n": "200", "method": "iid"}."""
+    """ "n=200,method=iid" -> {"n": "200", "method": "iid"}."""
     filters = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         key, separator, value = part.partition("=")
@@ -121,12 +123,17 @@ def parse_filters(text):
 
 def engine_method(name):
     from bootmark import engine
+
     if name == "residual_wild":
         return engine.ResidualBootstrap(engine.AR(1), engine.Wild("rademacher"))
     if name in INTERVAL_METHODS:
         return engine.MovingBlock("auto")
-    return {"iid": engine.IID(), "moving": engine.MovingBlock(BLOCK_LENGTH),
-            "circular": engine.CircularBlock(BLOCK_LENGTH), "stationary": engine.StationaryBlock(BLOCK_LENGTH)}[name]
+    return {
+        "iid": engine.IID(),
+        "moving": engine.MovingBlock(BLOCK_LENGTH),
+        "circular": engine.CircularBlock(BLOCK_LENGTH),
+        "stationary": engine.StationaryBlock(BLOCK_LENGTH),
+    }[name]
 
 
 def ar1_slopes(paths):
@@ -144,6 +151,7 @@ def ar1_slopes(paths):
 def _model_series(n):
     """An AR(1) path with phi = MODEL_PHI from numpy's default_rng(n), burn-in 500 (studies.dgp.ar1)."""
     from bootmark.studies.dgp import ar1
+
     return ar1(n, MODEL_PHI, seed=n)
 
 
@@ -155,42 +163,56 @@ def arch_path(name, x, n_bootstraps):
         if name == "iid":
             resampler = IIDBootstrap(x, seed=1)
         else:
-            kind = {"moving": MovingBlockBootstrap, "circular": CircularBlockBootstrap,
-                    "stationary": StationaryBootstrap}[name]
+            kind = {
+                "moving": MovingBlockBootstrap,
+                "circular": CircularBlockBootstrap,
+                "stationary": StationaryBootstrap,
+            }[name]
             resampler = kind(BLOCK_LENGTH, x, seed=1)
         return resampler.apply(np.mean, reps=n_bootstraps)[:, 0]
+
     return run
 
 
 def _tsbootstrap_path(name, x, n_bootstraps):
     import tsbootstrap as tb
+
     if name == "residual_wild":
         model_method = tb.ResidualBootstrap(model=tb.AR(order=1), innovation=tb.Wild())
 
         def refit():
             paths = tb.bootstrap(x, method=model_method, n_bootstraps=n_bootstraps, random_state=1).values()
             return ar1_slopes(np.asarray(paths, dtype=float))
+
         return refit
-    method = {"iid": lambda: tb.IID(), "moving": lambda: tb.MovingBlock(block_length=BLOCK_LENGTH),
-              "circular": lambda: tb.CircularBlock(block_length=BLOCK_LENGTH),
-              "stationary": lambda: tb.StationaryBlock(avg_block_length=BLOCK_LENGTH)}[name]()
+    method = {
+        "iid": lambda: tb.IID(),
+        "moving": lambda: tb.MovingBlock(block_length=BLOCK_LENGTH),
+        "circular": lambda: tb.CircularBlock(block_length=BLOCK_LENGTH),
+        "stationary": lambda: tb.StationaryBlock(avg_block_length=BLOCK_LENGTH),
+    }[name]()
 
     def run():
-        return tb.bootstrap_reduce(x, method=method, statistic="mean", n_bootstraps=n_bootstraps, random_state=1,
-                                   backend="compiled").statistics
+        return tb.bootstrap_reduce(
+            x, method=method, statistic="mean", n_bootstraps=n_bootstraps, random_state=1, backend="compiled"
+        ).statistics
+
     return run
 
 
 def _floor_paths(name, x, n_bootstraps, materialized):
     """The floors of a cell (module docstring), as zero-argument callables."""
     from . import floors
+
     n = x.shape[0]
     block_length = 1 if name == "iid" else BLOCK_LENGTH
     words = floors.words_per_replicate(name, n, BLOCK_LENGTH)
     prefix = floors.block_prefix(x, block_length)
     gather = floors.stationary_gather_floor if name == "stationary" else floors.gather_floor
-    paths = {"philox_floor": lambda: floors.philox_floor(words, n_bootstraps),
-             "gather_floor": lambda: gather(prefix, n, block_length, n_bootstraps)}
+    paths = {
+        "philox_floor": lambda: floors.philox_floor(words, n_bootstraps),
+        "gather_floor": lambda: gather(prefix, n, block_length, n_bootstraps),
+    }
     if materialized:
         touched = floors.fill_floor(shape=(n_bootstraps, n))
         paths["fill_fresh"] = lambda: floors.fill_floor(shape=(n_bootstraps, n))
@@ -201,6 +223,7 @@ def _floor_paths(name, x, n_bootstraps, materialized):
 def materialize_timed(n, n_bootstraps):
     """Whether a cell times materialize: B x n float64 within the default memory budget."""
     from bootmark.engine import DEFAULT_MEMORY_BUDGET
+
     return n * n_bootstraps * 8 <= DEFAULT_MEMORY_BUDGET
 
 
@@ -219,6 +242,7 @@ def cell_series(name, n):
     default_rng(n) standard normals."""
     if name in INTERVAL_METHODS:
         from bootmark.studies.dgp import ar1
+
         return ar1(n, INTERVAL_PHI, seed=n)
     return _model_series(n) if name in MODEL_METHODS else np.random.default_rng(n).standard_normal(n)
 
@@ -229,6 +253,7 @@ def engine_reduce_path(name, x, n_bootstraps):
 
     ``bootmark.head_to_head`` times this same callable against another revision's engine."""
     from bootmark import engine
+
     method = engine_method(name)
     if name in INTERVAL_METHODS:
         return interval_path(x, method, "percentile", n_bootstraps)
@@ -241,13 +266,18 @@ def interval_path(x, method, kind, n_bootstraps):
     """Zero-argument callable: the whole ``kind`` interval of the mean of ``x`` (block
     length resolved, replicates drawn and reduced, bounds), as an array (lower, upper)."""
     from bootmark import engine
-    return lambda: np.array(tuple(engine.conf_int(x, "mean", method, alpha=INTERVAL_ALPHA, kind=kind,
-                                                  n_bootstraps=n_bootstraps, seed=1))[:2])
+
+    return lambda: np.array(
+        tuple(engine.conf_int(x, "mean", method, alpha=INTERVAL_ALPHA, kind=kind, n_bootstraps=n_bootstraps, seed=1))[
+            :2
+        ]
+    )
 
 
 def cell_paths(name, n, n_bootstraps, sentinel, skipped):
     """The zero-argument callables timed in one cell, reference path first."""
     from bootmark import engine
+
     method = engine_method(name)
     x = cell_series(name, n)
     paths = {REFERENCE_PATH: engine_reduce_path(name, x, n_bootstraps)}
@@ -255,8 +285,9 @@ def cell_paths(name, n, n_bootstraps, sentinel, skipped):
         paths.update({kind: interval_path(x, method, kind, n_bootstraps) for kind in ("studentized", "calibrated")})
         return paths
     if name in MODEL_METHODS:
-        paths[MATERIALIZE_PATH] = lambda: ar1_slopes(engine.bootstrap(x, method, n_bootstraps, seed=1,
-                                                                      memory_budget=16 << 30).values())
+        paths[MATERIALIZE_PATH] = lambda: ar1_slopes(
+            engine.bootstrap(x, method, n_bootstraps, seed=1, memory_budget=16 << 30).values()
+        )
         if "tsbootstrap" not in skipped:
             paths["tsbootstrap"] = _tsbootstrap_path(name, x, n_bootstraps)
         return paths
@@ -284,16 +315,18 @@ def check_statistics(paths, label):
         reduce_values, materialized = results[REFERENCE_PATH], results[MATERIALIZE_PATH]
         # Block algebra and pairwise sums differ from numpy's mean by a few ulps of the
         # data's scale (engine/reduce.py); 1e-9 leaves room for that and for nothing else.
-        if reduce_values.shape != materialized.shape or not np.allclose(reduce_values, materialized, rtol=0,
-                                                                        atol=1e-9):
+        if reduce_values.shape != materialized.shape or not np.allclose(reduce_values, materialized, rtol=0, atol=1e-9):
             worst = float(np.max(np.abs(reduce_values - materialized)))
-            raise TripwireError(f"{label}: engine reduce disagrees with materialize-then-reduce (max |diff| "
-                                f"{worst:.3g}); no receipt written")
+            raise TripwireError(
+                f"{label}: engine reduce disagrees with materialize-then-reduce (max |diff| "
+                f"{worst:.3g}); no receipt written"
+            )
 
 
 def measure_cell(name, n, n_bootstraps, sentinel, warmups, samples, skipped, progress=None):
     """One cell's receipt entry (times, summaries, ratios with intervals)."""
     import numba
+
     label = f"{name} n={n} B={n_bootstraps}{' sentinel' if sentinel else ''}"
     paths = cell_paths(name, n, n_bootstraps, sentinel, skipped)
     threads_before = numba.get_num_threads()
@@ -309,15 +342,24 @@ def measure_cell(name, n, n_bootstraps, sentinel, warmups, samples, skipped, pro
         if not timing.all_positive(samples_s):
             raise TripwireError(f"{label}: path {path} was timed at zero or not at all; no receipt written")
     reference = times[REFERENCE_PATH]
-    cell = {"method": name, "n": n, "n_bootstraps": n_bootstraps, "threads": threads, "sentinel": sentinel,
-            "paths": {path: timing.summary(s) for path, s in times.items()},
-            "ratios": {path: timing.median_ratio(s, reference) for path, s in times.items() if path != REFERENCE_PATH}}
+    cell = {
+        "method": name,
+        "n": n,
+        "n_bootstraps": n_bootstraps,
+        "threads": threads,
+        "sentinel": sentinel,
+        "paths": {path: timing.summary(s) for path, s in times.items()},
+        "ratios": {path: timing.median_ratio(s, reference) for path, s in times.items() if path != REFERENCE_PATH},
+    }
     if MATERIALIZE_PATH in times and "arch" in times:
         # arch's apply() also hands every resample to a Python statistic; tsbootstrap's
         # timed path is its fused reduce, so materializing is judged against arch only.
         cell["materialize_ratios"] = {"arch": timing.median_ratio(times["arch"], times[MATERIALIZE_PATH])}
-    floors = {path: floor for path, floor in ((REFERENCE_PATH, "gather_floor"), (MATERIALIZE_PATH, "fill_fresh"))
-              if path in times and floor in times}
+    floors = {
+        path: floor
+        for path, floor in ((REFERENCE_PATH, "gather_floor"), (MATERIALIZE_PATH, "fill_fresh"))
+        if path in times and floor in times
+    }
     if floors:
         # path time / floor time, per round: how far above the unavoidable work (>= 1).
         cell["floor_ratios"] = {path: timing.median_ratio(times[path], times[floor]) for path, floor in floors.items()}
@@ -338,13 +380,21 @@ def run_grid(cells, warmups=3, samples=15, profile="custom", show_progress=True)
         bar.close()
     started["threads"] = provenance.threading_state()
     started["finished_utc"] = provenance.utc_now()
-    body = {"profile": profile, "warmups": warmups, "samples": samples, "block_length": BLOCK_LENGTH,
-            "reference_path": REFERENCE_PATH, "skipped_paths": skipped, "cells": measured}
+    body = {
+        "profile": profile,
+        "warmups": warmups,
+        "samples": samples,
+        "block_length": BLOCK_LENGTH,
+        "reference_path": REFERENCE_PATH,
+        "skipped_paths": skipped,
+        "cells": measured,
+    }
     return receipts.seal("bench", started, body)
 
 
 def _progress_bar(total, show):
     from tqdm import tqdm
+
     return tqdm(total=total, desc="bench rounds", unit="round", file=sys.stderr, disable=not show, smoothing=0.1)
 
 
@@ -356,20 +406,27 @@ def render_interval_costs(receipt):
     """Markdown table of an "intervals" receipt: per n, each interval kind's median time
     against the percentile interval's, from the same interleaved rounds, and whether the
     studentized interval keeps within INTERVAL_COST_BAR (judged on the ratio's upper end)."""
-    lines = ["| n | B | percentile ms | studentized ms | studentized / percentile (95% CI) | within "
-             f"{INTERVAL_COST_BAR:g}x | calibrated ms | calibrated / percentile |",
-             "|---:|---:|---:|---:|---|---|---:|---:|"]
+    lines = [
+        "| n | B | percentile ms | studentized ms | studentized / percentile (95% CI) | within "
+        f"{INTERVAL_COST_BAR:g}x | calibrated ms | calibrated / percentile |",
+        "|---:|---:|---:|---:|---|---|---:|---:|",
+    ]
     for cell in receipt["body"]["cells"]:
         if cell["method"] not in INTERVAL_METHODS:
             continue
         paths, ratios = cell["paths"], cell["ratios"]
         studentized, calibrated = ratios["studentized"], ratios["calibrated"]
-        verdict = "yes" if studentized["ci_high"] <= INTERVAL_COST_BAR else (
-            "NO" if studentized["ci_low"] > INTERVAL_COST_BAR else "unclear")
-        lines.append(f"| {cell['n']} | {cell['n_bootstraps']} | {paths[REFERENCE_PATH]['median_s'] * 1e3:.2f} | "
-                     f"{paths['studentized']['median_s'] * 1e3:.2f} | {studentized['median']:.2f} "
-                     f"({studentized['ci_low']:.2f}-{studentized['ci_high']:.2f}) | {verdict} | "
-                     f"{paths['calibrated']['median_s'] * 1e3:.1f} | {calibrated['median']:.0f} |")
+        verdict = (
+            "yes"
+            if studentized["ci_high"] <= INTERVAL_COST_BAR
+            else ("NO" if studentized["ci_low"] > INTERVAL_COST_BAR else "unclear")
+        )
+        lines.append(
+            f"| {cell['n']} | {cell['n_bootstraps']} | {paths[REFERENCE_PATH]['median_s'] * 1e3:.2f} | "
+            f"{paths['studentized']['median_s'] * 1e3:.2f} | {studentized['median']:.2f} "
+            f"({studentized['ci_low']:.2f}-{studentized['ci_high']:.2f}) | {verdict} | "
+            f"{paths['calibrated']['median_s'] * 1e3:.1f} | {calibrated['median']:.0f} |"
+        )
     return "\n".join(lines)
 
 
@@ -377,20 +434,25 @@ def render_table(receipt):
     """Markdown table of a bench receipt: one row per (cell, compared path) with medians
     and the ratio's interval. Against a peer the verdict is win / LOSS / tie (interval
     above, below or across 1)."""
-    lines = ["| method | n | B | threads | engine path | engine ms | vs | vs ms | ratio (95% CI) | verdict |",
-             "|---|---:|---:|---:|---|---:|---|---:|---|---|"]
+    lines = [
+        "| method | n | B | threads | engine path | engine ms | vs | vs ms | ratio (95% CI) | verdict |",
+        "|---|---:|---:|---:|---|---:|---|---:|---|---|",
+    ]
     for cell in receipt["body"]["cells"]:
         name = cell["method"] + (" (sentinel)" if cell["sentinel"] else "")
         # Floors have their own table (``render_scaling``); here the contest only.
-        comparisons = [(REFERENCE_PATH, path, ratio) for path, ratio in cell["ratios"].items()
-                       if path not in FLOOR_PATHS]
+        comparisons = [
+            (REFERENCE_PATH, path, ratio) for path, ratio in cell["ratios"].items() if path not in FLOOR_PATHS
+        ]
         comparisons += [(MATERIALIZE_PATH, path, ratio) for path, ratio in cell.get("materialize_ratios", {}).items()]
         for ours, theirs, ratio in comparisons:
             verdict = "fused gain" if theirs == MATERIALIZE_PATH else _verdict(ratio)
-            lines.append(f"| {name} | {cell['n']} | {cell['n_bootstraps']} | {cell['threads']} | {ours} | "
-                         f"{cell['paths'][ours]['median_s'] * 1e3:.2f} | {theirs} | "
-                         f"{cell['paths'][theirs]['median_s'] * 1e3:.2f} | {ratio['median']:.2f} "
-                         f"({ratio['ci_low']:.2f}-{ratio['ci_high']:.2f}) | {verdict} |")
+            lines.append(
+                f"| {name} | {cell['n']} | {cell['n_bootstraps']} | {cell['threads']} | {ours} | "
+                f"{cell['paths'][ours]['median_s'] * 1e3:.2f} | {theirs} | "
+                f"{cell['paths'][theirs]['median_s'] * 1e3:.2f} | {ratio['median']:.2f} "
+                f"({ratio['ci_low']:.2f}-{ratio['ci_high']:.2f}) | {verdict} |"
+            )
     return "\n".join(lines)
 
 
@@ -402,7 +464,7 @@ PEER_TARGETS = {"iid": 3.0, "moving": 5.0, "circular": 5.0, "stationary": 5.0}
 
 
 def _against(cell, peer, target, reach):
-    """"ratio: verdict" for peer/engine against ``target``, judged only where the floor's own
+    """ "ratio: verdict" for peer/engine against ``target``, judged only where the floor's own
     ratio to the peer (peer/floor, the quotient of the two medians) reaches ``reach``."""
     ratios = cell["ratios"]
     if peer not in ratios or "gather_floor" not in ratios:
@@ -419,20 +481,27 @@ def render_targets(receipt):
     ARCH_TARGET where arch over the floor is at least ARCH_FLOOR_REACH) and tsbootstrap
     over the engine (target PEER_TARGETS[method] where the floor reaches it). None when
     no cell timed a floor."""
-    cells = [cell for cell in receipt["body"]["cells"] if not cell["sentinel"] and "floor_ratios" in cell
-             and REFERENCE_PATH in cell["floor_ratios"]]
+    cells = [
+        cell
+        for cell in receipt["body"]["cells"]
+        if not cell["sentinel"] and "floor_ratios" in cell and REFERENCE_PATH in cell["floor_ratios"]
+    ]
     if not cells:
         return None
-    lines = [f"| method | n | B | engine / floor (target ≤ {FLOOR_TARGET:g}) | arch / engine (target "
-             f"{ARCH_TARGET:g} where the floor is ≥ {ARCH_FLOOR_REACH:g}) | tsbootstrap / engine (target "
-             f"{PEER_TARGETS['iid']:g} i.i.d., {PEER_TARGETS['moving']:g} blocks, where the floor reaches it) |",
-             "|---|---:|---:|---|---|---|"]
+    lines = [
+        f"| method | n | B | engine / floor (target ≤ {FLOOR_TARGET:g}) | arch / engine (target "
+        f"{ARCH_TARGET:g} where the floor is ≥ {ARCH_FLOOR_REACH:g}) | tsbootstrap / engine (target "
+        f"{PEER_TARGETS['iid']:g} i.i.d., {PEER_TARGETS['moving']:g} blocks, where the floor reaches it) |",
+        "|---|---:|---:|---|---|---|",
+    ]
     for cell in cells:
         to_floor = cell["floor_ratios"][REFERENCE_PATH]["median"]
-        lines.append(f"| {cell['method']} | {cell['n']} | {cell['n_bootstraps']} | {to_floor:.2f}: "
-                     f"{'met' if to_floor <= FLOOR_TARGET else 'MISSED'} | "
-                     f"{_against(cell, 'arch', ARCH_TARGET, ARCH_FLOOR_REACH)} | "
-                     f"{_against(cell, 'tsbootstrap', PEER_TARGETS[cell['method']], PEER_TARGETS[cell['method']])} |")
+        lines.append(
+            f"| {cell['method']} | {cell['n']} | {cell['n_bootstraps']} | {to_floor:.2f}: "
+            f"{'met' if to_floor <= FLOOR_TARGET else 'MISSED'} | "
+            f"{_against(cell, 'arch', ARCH_TARGET, ARCH_FLOOR_REACH)} | "
+            f"{_against(cell, 'tsbootstrap', PEER_TARGETS[cell['method']], PEER_TARGETS[cell['method']])} |"
+        )
     return "\n".join(lines)
 
 
@@ -462,10 +531,13 @@ def render_scaling(receipt):
     by_n = {}
     for cell in cells:
         by_n.setdefault((cell["method"], cell["n"]), []).append(cell)
-    header = " | ".join(f"n = {n:,}, B = {chosen[next(k for k in chosen if k[1] == n)]['n_bootstraps']:,}"
-                        for n in sizes)
-    lines = [f"| method | path | {header} | exponent in n | exponent in B |",
-             "|---|---|" + "---:|" * len(sizes) + "---:|---:|"]
+    header = " | ".join(
+        f"n = {n:,}, B = {chosen[next(k for k in chosen if k[1] == n)]['n_bootstraps']:,}" for n in sizes
+    )
+    lines = [
+        f"| method | path | {header} | exponent in n | exponent in B |",
+        "|---|---|" + "---:|" * len(sizes) + "---:|---:|",
+    ]
     notes = []
     for method in METHODS:
         for path in SCALING_PATHS:
@@ -481,24 +553,38 @@ def render_scaling(receipt):
             if all(v == "–" for v in values):
                 continue
             in_n = _exponent(points)
-            in_b = [_exponent([(c["n_bootstraps"], c["paths"][path]["median_s"]) for c in group if path in c["paths"]])
-                    for (m, _), group in sorted(by_n.items()) if m == method and len(group) > 1]
+            in_b = [
+                _exponent([(c["n_bootstraps"], c["paths"][path]["median_s"]) for c in group if path in c["paths"]])
+                for (m, _), group in sorted(by_n.items())
+                if m == method and len(group) > 1
+            ]
             in_b = [e for e in in_b if e is not None]
             shown_b = f"{min(in_b):.2f}–{max(in_b):.2f}" if in_b else "–"
-            lines.append(f"| {method} | {path} | {' | '.join(values)} | "
-                         f"{'–' if in_n is None else f'{in_n:.2f}'} | {shown_b} |")
+            lines.append(
+                f"| {method} | {path} | {' | '.join(values)} | {'–' if in_n is None else f'{in_n:.2f}'} | {shown_b} |"
+            )
             if path == REFERENCE_PATH and in_n is not None and abs(in_n - 1.0) > 0.1:
                 notes.append(f"{method}: engine_reduce's exponent in n is {in_n:.2f}")
-    lines += ["", "Each engine path over its floor (median of per-round ratios; 1 would be the floor itself):", "",
-              "| method | n | B | engine_reduce / gather_floor | engine_materialize / fill_fresh |", "|---|---:|---:|---:|---:|"]
+    lines += [
+        "",
+        "Each engine path over its floor (median of per-round ratios; 1 would be the floor itself):",
+        "",
+        "| method | n | B | engine_reduce / gather_floor | engine_materialize / fill_fresh |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for cell in cells:
         floors = cell.get("floor_ratios", {})
-        shown = [f"{floors[p]['median']:.2f} ({floors[p]['ci_low']:.2f}-{floors[p]['ci_high']:.2f})" if p in floors
-                 else "–" for p in (REFERENCE_PATH, MATERIALIZE_PATH)]
+        shown = [
+            f"{floors[p]['median']:.2f} ({floors[p]['ci_low']:.2f}-{floors[p]['ci_high']:.2f})" if p in floors else "–"
+            for p in (REFERENCE_PATH, MATERIALIZE_PATH)
+        ]
         lines.append(f"| {cell['method']} | {cell['n']} | {cell['n_bootstraps']} | {shown[0]} | {shown[1]} |")
     if notes:
-        lines += ["", "Exponents in n away from 1 by more than 0.1: " + "; ".join(notes) + ". An exponent below 1 "
-                  "means fixed per-call costs (argument checks, thread start-up) are spread over more elements as n "
-                  "grows; one above 1 means the data left a cache level, which the gather floor's own exponent in "
-                  "the same table shows."]
+        lines += [
+            "",
+            "Exponents in n away from 1 by more than 0.1: " + "; ".join(notes) + ". An exponent below 1 "
+            "means fixed per-call costs (argument checks, thread start-up) are spread over more elements as n "
+            "grows; one above 1 means the data left a cache level, which the gather floor's own exponent in "
+            "the same table shows.",
+        ]
     return "\n".join(lines)

@@ -27,15 +27,22 @@ import os
 
 CORETYPE_VARIABLE = "OPENBLAS_CORETYPE"
 PINNED_CORETYPE = "Haswell"
-_CORENAME_SYMBOLS = ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename", "openblas_get_corename64_",
-                     "openblas_get_corename")
+_CORENAME_SYMBOLS = (
+    "scipy_openblas_get_corename64_",
+    "scipy_openblas_get_corename",
+    "openblas_get_corename64_",
+    "openblas_get_corename",
+)
 
 
 def _numpy_openblas_libraries():
     import numpy
+
     site = os.path.dirname(os.path.dirname(os.path.abspath(numpy.__file__)))
-    return sorted(glob.glob(os.path.join(site, "numpy.libs", "*openblas*")) +
-                  glob.glob(os.path.join(site, "numpy", ".dylibs", "*openblas*")))
+    return sorted(
+        glob.glob(os.path.join(site, "numpy.libs", "*openblas*"))
+        + glob.glob(os.path.join(site, "numpy", ".dylibs", "*openblas*"))
+    )
 
 
 def loaded_coretype():
@@ -66,10 +73,14 @@ def kernel_problem():
     if loaded is not None and loaded.lower() == PINNED_CORETYPE.lower():
         return None
     if loaded is None:
-        return ("cannot read which OpenBLAS kernel numpy uses here; study outcomes replay bit for bit only on "
-                f"numpy's bundled OpenBLAS with its {PINNED_CORETYPE} kernel (x86-64 with AVX2): install numpy "
-                "from its PyPI wheel")
-    return (f"numpy's OpenBLAS runs its {loaded} kernel in this process, but study outcomes are defined on the "
-            f"{PINNED_CORETYPE} kernel (kernels round differently, so a receipt would not replay): start the "
-            f"process with {CORETYPE_VARIABLE}={PINNED_CORETYPE} (bootmark study run and verify set it "
-            f"themselves; dask workers need it in their environment)")
+        return (
+            "cannot read which OpenBLAS kernel numpy uses here; study outcomes replay bit for bit only on "
+            f"numpy's bundled OpenBLAS with its {PINNED_CORETYPE} kernel (x86-64 with AVX2): install numpy "
+            "from its PyPI wheel"
+        )
+    return (
+        f"numpy's OpenBLAS runs its {loaded} kernel in this process, but study outcomes are defined on the "
+        f"{PINNED_CORETYPE} kernel (kernels round differently, so a receipt would not replay): start the "
+        f"process with {CORETYPE_VARIABLE}={PINNED_CORETYPE} (bootmark study run and verify set it "
+        f"themselves; dask workers need it in their environment)"
+    )

@@ -45,8 +45,18 @@ def _user_errors():
     from .head_to_head import HeadToHeadError
     from .receipts import ReceiptError
     from .workspace import WorkspaceError
-    return (UsageError, WorkspaceError, ReceiptError, ProtocolError, PeerNotInstalledError, BootmarkError,
-            ComparisonError, HeadToHeadError, OSError)
+
+    return (
+        UsageError,
+        WorkspaceError,
+        ReceiptError,
+        ProtocolError,
+        PeerNotInstalledError,
+        BootmarkError,
+        ComparisonError,
+        HeadToHeadError,
+        OSError,
+    )
 
 
 def _stopped_errors():
@@ -55,13 +65,16 @@ def _stopped_errors():
 
     from .bench import TripwireError
     from .memory import MemoryRunError
+
     return (TripwireError, MemoryRunError, StudyError)
 
 
 # ------------------------------------------------------------------------------ verbs
 
+
 def _init(args):
     from . import workspace
+
     written = workspace.init(args.directory)
     root = os.path.abspath(args.directory)
     print(f"workspace ready at {root}")
@@ -75,6 +88,7 @@ def _doctor(args):
     """The report, even when the workspace is unusable (then said last, exit 2)."""
     from . import workspace
     from .doctor import report
+
     try:
         found = _use_workspace(args.workspace)
     except workspace.WorkspaceError as error:
@@ -86,12 +100,14 @@ def _doctor(args):
 
 def _example(args):
     from .example import render_s1
+
     print(render_s1(args.n_bootstraps, args.seed, args.alpha))
     return OK
 
 
 def _bench_cells(profile, filters_text):
     from . import bench
+
     try:
         cells = bench.select(bench.grid(profile), bench.parse_filters(filters_text))
     except ValueError as error:
@@ -100,21 +116,25 @@ def _bench_cells(profile, filters_text):
         # name what this profile's grid holds, so the hint is right for every profile
         grid = bench.grid(profile)
         methods = ", ".join(dict.fromkeys(cell[0] for cell in grid))
-        raise UsageError(f"no cell of the {profile} grid matches {filters_text!r}; its methods are {methods}, "
-                         f"n one of {sorted({cell[1] for cell in grid})}, B one of {sorted({cell[2] for cell in grid})}, "
-                         f"sentinel true/false")
+        raise UsageError(
+            f"no cell of the {profile} grid matches {filters_text!r}; its methods are {methods}, "
+            f"n one of {sorted({cell[1] for cell in grid})}, B one of {sorted({cell[2] for cell in grid})}, "
+            f"sentinel true/false"
+        )
     return cells
 
 
 def _writable_receipt_folder(directory, kind, no_write):
     """Check before a long run, not after it, that its receipt can be written."""
     from . import workspace
+
     if not no_write:
         workspace.writable_directory(kind, directory)
 
 
 def _write(receipt, directory, kind, no_write):
     from . import receipts, workspace
+
     if no_write:
         print("(receipt not written: --no-write)")
     else:
@@ -123,16 +143,19 @@ def _write(receipt, directory, kind, no_write):
 
 def _bench(args):
     from . import bench
+
     if args.samples < 3 or args.warmups < 0:
-        raise UsageError(f"--samples must be at least 3 (got {args.samples}) and --warmups at least 0 "
-                         f"(got {args.warmups})")
+        raise UsageError(
+            f"--samples must be at least 3 (got {args.samples}) and --warmups at least 0 (got {args.warmups})"
+        )
     if args.quick and args.intervals:
         raise UsageError("pass at most one of --quick and --intervals")
     profile = "quick" if args.quick else "intervals" if args.intervals else "full"
     cells = _bench_cells(profile, args.cells)
     _writable_receipt_folder(args.output_dir, "bench", args.no_write)
-    receipt = bench.run_grid(cells, args.warmups, args.samples, "custom" if args.cells else profile,
-                             show_progress=not args.no_progress)
+    receipt = bench.run_grid(
+        cells, args.warmups, args.samples, "custom" if args.cells else profile, show_progress=not args.no_progress
+    )
     print(bench.render_interval_costs(receipt) if profile == "intervals" else bench.render_table(receipt))
     _write(receipt, args.output_dir, "bench", args.no_write)
     return OK
@@ -141,6 +164,7 @@ def _bench(args):
 def _compare(args):
     from . import compare
     from .receipts import ReceiptError
+
     for path in (args.old, args.new):
         if not os.path.isfile(path):
             raise UsageError(f"no receipt file {path!r}; name two bench receipts, e.g. from receipts/bench/")
@@ -158,20 +182,24 @@ def _compare(args):
 
 def _versus(args):
     from . import head_to_head
+
     cells = _bench_cells("quick", args.cells)
-    verdict = head_to_head.compare_revisions(args.revision, cells, args.tolerance, args.threaded_tolerance,
-                                             args.rounds, show_progress=not args.no_progress)
+    verdict = head_to_head.compare_revisions(
+        args.revision, cells, args.tolerance, args.threaded_tolerance, args.rounds, show_progress=not args.no_progress
+    )
     print(head_to_head.render_markdown(verdict))
     return verdict["exit_code"]
 
 
 def _gate(args):
     from .gate import run_gate
+
     return run_gate(args.tolerance, show_progress=not args.no_progress)
 
 
 def _memory(args):
     from . import memory
+
     _writable_receipt_folder(args.output_dir, "memory", args.no_write)
     receipt = memory.run_sweep(show_progress=not args.no_progress)
     print(memory.render_table(receipt))
@@ -181,6 +209,7 @@ def _memory(args):
 
 def _scoreboard(args):
     from . import scoreboard
+
     if args.receipt:
         if args.readme:
             raise UsageError("--readme renders the workspace's newest receipts; drop RECEIPT to use it")
@@ -200,22 +229,29 @@ def _scoreboard(args):
 
 def _study(args):
     from bootmark.studies import cli as study_cli
+
     return study_cli.dispatch(args, sys.argv[1:] if args.from_shell else None)
 
 
 # ----------------------------------------------------------------------------- parser
+
 
 def build_parser():
     """The argument parser of every verb (each sets ``handler``)."""
     from bootmark.studies import cli as study_cli
 
     from . import bench, head_to_head, memory
-    parser = argparse.ArgumentParser(prog="bootmark", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+
+    parser = argparse.ArgumentParser(
+        prog="bootmark", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--version", action="version", version=_version_line())
-    parser.add_argument("--workspace", metavar="DIR",
-                        help="the workspace folder (default: $BOOTMARK_WORKSPACE, else the nearest folder upward "
-                        "with bootmark.toml or [tool.bootmark], else the current directory)")
+    parser.add_argument(
+        "--workspace",
+        metavar="DIR",
+        help="the workspace folder (default: $BOOTMARK_WORKSPACE, else the nearest folder upward "
+        "with bootmark.toml or [tool.bootmark], else the current directory)",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="VERB")
 
     init = commands.add_parser("init", help="make a folder a workspace: config, protocols/, receipts/, README")
@@ -231,12 +267,19 @@ def build_parser():
     example.add_argument("--alpha", type=float, default=0.10, help="two-sided tail probability (default 0.10)")
     example.set_defaults(handler=_example, needs_workspace=False)
 
-    timed = commands.add_parser("bench", help="time the engine against arch and tsbootstrap; write a receipt",
-                                description=bench.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    timed = commands.add_parser(
+        "bench",
+        help="time the engine against arch and tsbootstrap; write a receipt",
+        description=bench.__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     timed.add_argument("--quick", action="store_true", help="the small CI profile (n = 2000, B = 999, + sentinels)")
-    timed.add_argument("--intervals", action="store_true",
-                       help="what the studentized and calibrated intervals cost against the percentile interval "
-                            "(MovingBlock('auto'), B = 999, S1-length's n)")
+    timed.add_argument(
+        "--intervals",
+        action="store_true",
+        help="what the studentized and calibrated intervals cost against the percentile interval "
+        "(MovingBlock('auto'), B = 999, S1-length's n)",
+    )
     timed.add_argument("--cells", default="", help="filter such as method=iid,n=2000,B=999 or sentinel=false")
     timed.add_argument("--warmups", type=int, default=3, help="untimed runs per path before timing (default 3)")
     timed.add_argument("--samples", type=int, default=15, help="interleaved timed rounds per cell (default 15)")
@@ -245,26 +288,38 @@ def build_parser():
     timed.add_argument("--no-progress", action="store_true", help="no progress bar")
     timed.set_defaults(handler=_bench)
 
-    compared = commands.add_parser("compare", help="compare two bench receipts (exit 0 pass, 1 regression, "
-                                   "2 incomparable)")
+    compared = commands.add_parser(
+        "compare", help="compare two bench receipts (exit 0 pass, 1 regression, 2 incomparable)"
+    )
     compared.add_argument("old")
     compared.add_argument("new")
     compared.add_argument("--tolerance", type=float, default=1.25, help="allowed slow-down factor (default 1.25)")
-    compared.add_argument("--threaded-tolerance", type=float, default=None,
-                          help="allowed slow-down for cells timed on several threads (default: --tolerance; "
-                          "`bootmark gate` uses 2)")
+    compared.add_argument(
+        "--threaded-tolerance",
+        type=float,
+        default=None,
+        help="allowed slow-down for cells timed on several threads (default: --tolerance; `bootmark gate` uses 2)",
+    )
     compared.add_argument("--json", help="also write the machine-readable summary to this path")
     compared.set_defaults(handler=_compare)
 
-    versus = commands.add_parser("versus", help="time a committed revision's engine against this checkout's, side "
-                                 "by side on this box (exit 0 pass, 1 regression, 2 cannot be timed)",
-                                 description=head_to_head.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    versus = commands.add_parser(
+        "versus",
+        help="time a committed revision's engine against this checkout's, side "
+        "by side on this box (exit 0 pass, 1 regression, 2 cannot be timed)",
+        description=head_to_head.__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     versus.add_argument("revision", help="a git commit, tag or branch of bootmark's checkout, e.g. HEAD~3")
     versus.add_argument("--cells", default="", help="filter of the quick grid, e.g. method=iid or sentinel=true")
     versus.add_argument("--rounds", type=int, default=15, help="interleaved timed rounds per cell (default 15)")
     versus.add_argument("--tolerance", type=float, default=1.25, help="allowed slow-down factor (default 1.25)")
-    versus.add_argument("--threaded-tolerance", type=float, default=None,
-                        help="allowed slow-down for cells on several threads (default: --tolerance)")
+    versus.add_argument(
+        "--threaded-tolerance",
+        type=float,
+        default=None,
+        help="allowed slow-down for cells on several threads (default: --tolerance)",
+    )
     versus.add_argument("--no-progress", action="store_true", help="no progress bar")
     versus.set_defaults(handler=_versus)
 
@@ -273,19 +328,25 @@ def build_parser():
     gated.add_argument("--no-progress", action="store_true", help="no progress bar")
     gated.set_defaults(handler=_gate)
 
-    swept = commands.add_parser("memory", help="peak-memory sweep over B in fresh processes; write a receipt",
-                                description=memory.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    swept = commands.add_parser(
+        "memory",
+        help="peak-memory sweep over B in fresh processes; write a receipt",
+        description=memory.__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     swept.add_argument("--output-dir", help="where the receipt goes (default: the workspace's receipts/memory)")
     swept.add_argument("--no-write", action="store_true", help="print the table but write no receipt")
     swept.add_argument("--no-progress", action="store_true", help="no progress bar")
     swept.set_defaults(handler=_memory)
 
-    board = commands.add_parser("scoreboard", help="render the speed table of a bench receipt (default: the "
-                                "workspace's newest full receipt, with the newest memory receipt)")
+    board = commands.add_parser(
+        "scoreboard",
+        help="render the speed table of a bench receipt (default: the "
+        "workspace's newest full receipt, with the newest memory receipt)",
+    )
     board.add_argument("receipt", nargs="?", help="a bench receipt to render instead of the newest full one")
     board.add_argument("--memory", help="with RECEIPT: a memory receipt to render beside it")
-    board.add_argument("--readme", action="store_true", help="rewrite the workspace README's marked scoreboard "
-                       "section")
+    board.add_argument("--readme", action="store_true", help="rewrite the workspace README's marked scoreboard section")
     board.set_defaults(handler=_scoreboard)
 
     study_cli.add_parser(commands).set_defaults(handler=_study)
@@ -294,6 +355,7 @@ def build_parser():
 
 def _version_line():
     from bootmark.reference.indices import STREAM_VERSION
+
     return f"bootmark {__version__} (stream version {STREAM_VERSION})"
 
 
@@ -301,6 +363,7 @@ def _use_workspace(explicit):
     """Resolve the workspace once and export it, so library defaults, worker processes and
     re-executed commands all use the same folder."""
     from . import workspace
+
     found = workspace.find(explicit)
     os.environ[workspace.ENVIRONMENT_VARIABLE] = found.root
     return found
@@ -331,8 +394,11 @@ def main(argv=None):
             print(f"bootmark {verb}: {_one_line(error)}", file=sys.stderr)
             return USAGE
         traceback.print_exc()
-        print(f"bootmark {verb}: this is a bug in bootmark {__version__} ({type(error).__name__}), not a "
-              "mistake of yours; please report it with the command line and the traceback above", file=sys.stderr)
+        print(
+            f"bootmark {verb}: this is a bug in bootmark {__version__} ({type(error).__name__}), not a "
+            "mistake of yours; please report it with the command line and the traceback above",
+            file=sys.stderr,
+        )
         return BUG
 
 

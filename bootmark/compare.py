@@ -46,10 +46,11 @@ def _cells(receipt):
 def box_drift(old, new):
     """Median |NEW arch / OLD arch - 1| over matched cells that timed arch, or None."""
     old_cells, new_cells = _cells(old), _cells(new)
-    drifts = [abs(new_cells[k]["paths"][CONTROL_PATH]["median_s"] / old_cells[k]["paths"][CONTROL_PATH]["median_s"]
-                  - 1.0)
-              for k in sorted(set(old_cells) & set(new_cells))
-              if CONTROL_PATH in old_cells[k]["paths"] and CONTROL_PATH in new_cells[k]["paths"]]
+    drifts = [
+        abs(new_cells[k]["paths"][CONTROL_PATH]["median_s"] / old_cells[k]["paths"][CONTROL_PATH]["median_s"] - 1.0)
+        for k in sorted(set(old_cells) & set(new_cells))
+        if CONTROL_PATH in old_cells[k]["paths"] and CONTROL_PATH in new_cells[k]["paths"]
+    ]
     return statistics.median(drifts) if drifts else None
 
 
@@ -80,8 +81,9 @@ def compare(old, new, tolerance=1.25, threaded_tolerance=None):
         if receipt.get("kind") != "bench":
             raise ComparisonError(f"only bench receipts can be compared; got a {receipt.get('kind')!r} receipt")
     if not (tolerance > 1 and threaded_tolerance > 1):
-        raise ComparisonError(f"tolerances must be above 1 (allowed slow-down factors), got {tolerance} and "
-                              f"{threaded_tolerance}")
+        raise ComparisonError(
+            f"tolerances must be above 1 (allowed slow-down factors), got {tolerance} and {threaded_tolerance}"
+        )
     old_cells, new_cells = _cells(old), _cells(new)
     matched = sorted(set(old_cells) & set(new_cells))
     if not matched:
@@ -93,8 +95,17 @@ def compare(old, new, tolerance=1.25, threaded_tolerance=None):
     for key in matched:
         before, after = old_cells[key], new_cells[key]
         allowed = tolerance if after["threads"] == 1 else threaded_tolerance
-        row = {"method": key[0], "n": key[1], "n_bootstraps": key[2], "sentinel": key[3], "threads": after["threads"],
-               "tolerance": allowed, "regressed": False, "judged": False, "reasons": []}
+        row = {
+            "method": key[0],
+            "n": key[1],
+            "n_bootstraps": key[2],
+            "sentinel": key[3],
+            "threads": after["threads"],
+            "tolerance": allowed,
+            "regressed": False,
+            "judged": False,
+            "reasons": [],
+        }
         if setup_changes:
             row["reasons"].append("not judged: " + "; ".join(setup_changes))
         elif before["threads"] != after["threads"]:
@@ -107,8 +118,9 @@ def compare(old, new, tolerance=1.25, threaded_tolerance=None):
             row.update(old_cost=old_cost, new_cost=1.0 / new_ratio["median"], new_cost_ci=[new_low, new_high])
             if new_low > old_cost * allowed:
                 row["regressed"] = True
-                row["reasons"].append(f"engine/arch cost CI [{new_low:.3g}, {new_high:.3g}] lies above "
-                                      f"{old_cost:.3g} x {allowed}")
+                row["reasons"].append(
+                    f"engine/arch cost CI [{new_low:.3g}, {new_high:.3g}] lies above {old_cost:.3g} x {allowed}"
+                )
         else:
             row["reasons"].append(f"not judged: {CONTROL_PATH} was not timed in both receipts")
         old_ms = before["paths"][ENGINE_PATH]["median_s"] * 1e3
@@ -124,12 +136,21 @@ def compare(old, new, tolerance=1.25, threaded_tolerance=None):
     judged = sum(row["judged"] for row in rows)
     # Nothing judged is never a pass: a missing control must not wave a slower engine through.
     exit_code = REGRESSION if regressed else PASS if comparable and judged else INCOMPARABLE
-    return {"exit_code": exit_code, "verdict": {PASS: "pass", REGRESSION: "regression",
-                                                 INCOMPARABLE: "incomparable"}[exit_code],
-            "box_drift": drift, "box_drift_limit": BOX_DRIFT, "comparable_boxes": comparable, "tolerance": tolerance,
-            "threaded_tolerance": threaded_tolerance, "judged_cells": judged, "setup_differences": setup_changes,
-            "old_sha": old["provenance"]["source"]["git_sha"], "new_sha": new["provenance"]["source"]["git_sha"],
-            "unmatched_cells": [list(k) for k in sorted(set(old_cells) ^ set(new_cells))], "cells": rows}
+    return {
+        "exit_code": exit_code,
+        "verdict": {PASS: "pass", REGRESSION: "regression", INCOMPARABLE: "incomparable"}[exit_code],
+        "box_drift": drift,
+        "box_drift_limit": BOX_DRIFT,
+        "comparable_boxes": comparable,
+        "tolerance": tolerance,
+        "threaded_tolerance": threaded_tolerance,
+        "judged_cells": judged,
+        "setup_differences": setup_changes,
+        "old_sha": old["provenance"]["source"]["git_sha"],
+        "new_sha": new["provenance"]["source"]["git_sha"],
+        "unmatched_cells": [list(k) for k in sorted(set(old_cells) ^ set(new_cells))],
+        "cells": rows,
+    }
 
 
 def compare_paths(old_path, new_path, tolerance=1.25, threaded_tolerance=None):
@@ -140,20 +161,27 @@ def compare_paths(old_path, new_path, tolerance=1.25, threaded_tolerance=None):
 def render_markdown(verdict):
     """The verdict as a markdown table with a one-line summary."""
     drift = "n/a" if verdict["box_drift"] is None else f"{verdict['box_drift']:.1%}"
-    lines = [f"**{verdict['verdict'].upper()}** (exit {verdict['exit_code']}); arch drift {drift} "
-             f"(limit {verdict['box_drift_limit']:.0%}), tolerance x{verdict['tolerance']} "
-             f"(x{verdict['threaded_tolerance']} for multi-thread cells); {verdict['judged_cells']} of "
-             f"{len(verdict['cells'])} cells judged"
-             + "".join(f"; {reason}" for reason in verdict["setup_differences"]), "",
-             "| method | n | B | threads | old ms | new ms | old engine/arch | new engine/arch (95% CI) | regressed |",
-             "|---|---:|---:|---:|---:|---:|---:|---|---|"]
+    lines = [
+        f"**{verdict['verdict'].upper()}** (exit {verdict['exit_code']}); arch drift {drift} "
+        f"(limit {verdict['box_drift_limit']:.0%}), tolerance x{verdict['tolerance']} "
+        f"(x{verdict['threaded_tolerance']} for multi-thread cells); {verdict['judged_cells']} of "
+        f"{len(verdict['cells'])} cells judged" + "".join(f"; {reason}" for reason in verdict["setup_differences"]),
+        "",
+        "| method | n | B | threads | old ms | new ms | old engine/arch | new engine/arch (95% CI) | regressed |",
+        "|---|---:|---:|---:|---:|---:|---:|---|---|",
+    ]
     for row in verdict["cells"]:
-        cost = (f"{row['new_cost']:.3f} ({row['new_cost_ci'][0]:.3f}-{row['new_cost_ci'][1]:.3f})"
-                if "new_cost" in row else "n/a")
+        cost = (
+            f"{row['new_cost']:.3f} ({row['new_cost_ci'][0]:.3f}-{row['new_cost_ci'][1]:.3f})"
+            if "new_cost" in row
+            else "n/a"
+        )
         old_cost = f"{row['old_cost']:.3f}" if "old_cost" in row else "n/a"
-        lines.append(f"| {row['method']}{' (sentinel)' if row['sentinel'] else ''} | {row['n']} | "
-                     f"{row['n_bootstraps']} | {row['threads']} | "
-                     f"{row['old_ms']:.2f} | {row['new_ms']:.2f} | {old_cost} | {cost} | "
-                     f"{'YES: ' + '; '.join(row['reasons']) if row['regressed'] else 'no'}"
-                     f"{'' if row['judged'] else ' (not judged)'} |")
+        lines.append(
+            f"| {row['method']}{' (sentinel)' if row['sentinel'] else ''} | {row['n']} | "
+            f"{row['n_bootstraps']} | {row['threads']} | "
+            f"{row['old_ms']:.2f} | {row['new_ms']:.2f} | {old_cost} | {cost} | "
+            f"{'YES: ' + '; '.join(row['reasons']) if row['regressed'] else 'no'}"
+            f"{'' if row['judged'] else ' (not judged)'} |"
+        )
     return "\n".join(lines)

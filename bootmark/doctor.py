@@ -19,8 +19,10 @@ __all__ = ["EXTRAS", "report"]
 EXTRAS = {
     "peers": ("the tsbootstrap columns of `bootmark bench` and the tsbootstrap resamplers of S1", ("tsbootstrap",)),
     "cluster": ("`bootmark study run --scheduler ADDRESS` on a dask.distributed cluster", ("distributed",)),
-    "dev": ("the test suite and asv benchmarks (pytest, hypothesis, scipy, asv, build)",
-            ("pytest", "hypothesis", "scipy", "asv")),
+    "dev": (
+        "the test suite and asv benchmarks (pytest, hypothesis, scipy, asv, build)",
+        ("pytest", "hypothesis", "scipy", "asv"),
+    ),
 }
 
 
@@ -46,11 +48,14 @@ def _workspace_lines(found, problem):
         except workspace.WorkspaceError as error:
             return [f"workspace: UNUSABLE: {error}"]
     from bootmark.studies import protocol
+
     own = protocol.protocol_files(found.protocols) if os.path.isdir(found.protocols) else []
-    return [f"workspace: {found.root} (found by {found.found_by})",
-            f"  receipts:  {found.receipts}",
-            f"  runs:      {found.runs}",
-            f"  protocols: {found.protocols} ({len(own)} of the workspace's own, besides the shipped S1-S4)"]
+    return [
+        f"workspace: {found.root} (found by {found.found_by})",
+        f"  receipts:  {found.receipts}",
+        f"  runs:      {found.runs}",
+        f"  protocols: {found.protocols} ({len(own)} of the workspace's own, besides the shipped S1-S4)",
+    ]
 
 
 def report(found: "workspace.Workspace | None" = None, problem: "Exception | None" = None) -> str:
@@ -61,15 +66,20 @@ def report(found: "workspace.Workspace | None" = None, problem: "Exception | Non
 
     from bootmark.engine.cache import cache_directory
     from bootmark.reference.indices import STREAM_VERSION
-    lines = [f"bootmark {__version__} (stream version {STREAM_VERSION}): {_source_line()}",
-             f"python {platform.python_version()} at {sys.executable}",
-             f"numpy {provenance.package_version('numpy')}, pandas {provenance.package_version('pandas')}",
-             f"numba {numba.__version__}: {numba.get_num_threads()} threads (NUMBA_NUM_THREADS="
-             f"{os.environ.get('NUMBA_NUM_THREADS', 'unset')}), kernel cache {cache_directory()}"]
+
+    lines = [
+        f"bootmark {__version__} (stream version {STREAM_VERSION}): {_source_line()}",
+        f"python {platform.python_version()} at {sys.executable}",
+        f"numpy {provenance.package_version('numpy')}, pandas {provenance.package_version('pandas')}",
+        f"numba {numba.__version__}: {numba.get_num_threads()} threads (NUMBA_NUM_THREADS="
+        f"{os.environ.get('NUMBA_NUM_THREADS', 'unset')}), kernel cache {cache_directory()}",
+    ]
     loaded = blas.loaded_coretype()
     pinned = os.environ.get(blas.CORETYPE_VARIABLE)
-    lines.append(f"OpenBLAS kernel: {loaded or 'unknown'} ({blas.CORETYPE_VARIABLE}={pinned or 'unset'}; "
-                 f"`bootmark study run` and `verify` pin {blas.PINNED_CORETYPE} so peers replay bit for bit)")
+    lines.append(
+        f"OpenBLAS kernel: {loaded or 'unknown'} ({blas.CORETYPE_VARIABLE}={pinned or 'unset'}; "
+        f"`bootmark study run` and `verify` pin {blas.PINNED_CORETYPE} so peers replay bit for bit)"
+    )
     lines += _workspace_lines(found, problem)
     for package, pin in (("arch", "8.0.0"), ("tsbootstrap", "0.7.3")):
         version = provenance.package_version(package)

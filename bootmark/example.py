@@ -35,9 +35,12 @@ class ExampleRow:
 def s1_rows(n_bootstraps=999, seed=2026, alpha=0.10):
     """Rows of the S1 example and the analytic SE. ``seed`` seeds the bootstrap streams."""
     x = ar1(S1_N, S1_PHI, seed=S1_DATA_SEED).tolist()
-    methods = [("i.i.d.", reference.IID()), ("moving block", reference.MovingBlock("auto")),
-               ("circular block", reference.CircularBlock("auto")),
-               ("stationary", reference.StationaryBlock("auto"))]
+    methods = [
+        ("i.i.d.", reference.IID()),
+        ("moving block", reference.MovingBlock("auto")),
+        ("circular block", reference.CircularBlock("auto")),
+        ("stationary", reference.StationaryBlock("auto")),
+    ]
     rows = []
     for label, method in methods:
         result = reference.bootstrap_reduce(x, method, "mean", n_bootstraps, seed)
@@ -57,11 +60,16 @@ def render_s1(n_bootstraps=999, seed=2026, alpha=0.10):
         f"B={n_bootstraps}, bootstrap seed {seed}, reference twin",
         f"sample mean {sample_mean:+.4f} (true mean 0)",
         "",
-        f"{'resampler':<16}{'block':>6}  {f'{coverage}% percentile interval':>26}{'width':>8}{'SE':>8}{'SE/analytic':>13}",
+        f"{'resampler':<16}{'block':>6}  {f'{coverage}% percentile interval':>26}"
+        f"{'width':>8}{'SE':>8}{'SE/analytic':>13}",
     ]
     for row in rows:
-        lines.append(f"{row.label:<16}{row.block_length:>6}  [{row.lower:+.4f}, {row.upper:+.4f}]"
-                     f"{'':>8}{row.width:>8.4f}{row.standard_error:>8.4f}{row.standard_error / analytic:>13.2f}")
-    lines += ["", f"analytic SE of the mean: {analytic:.4f}  "
-                  "(sigma/sqrt(n)) * sqrt((1+phi)/(1-phi)), sigma the process sd"]
+        lines.append(
+            f"{row.label:<16}{row.block_length:>6}  [{row.lower:+.4f}, {row.upper:+.4f}]"
+            f"{'':>8}{row.width:>8.4f}{row.standard_error:>8.4f}{row.standard_error / analytic:>13.2f}"
+        )
+    lines += [
+        "",
+        f"analytic SE of the mean: {analytic:.4f}  (sigma/sqrt(n)) * sqrt((1+phi)/(1-phi)), sigma the process sd",
+    ]
     return "\n".join(lines)

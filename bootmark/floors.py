@@ -29,10 +29,17 @@ import numpy as np
 from numba import njit, prange
 
 from bootmark.engine.draws import refill_from
-from bootmark.engine.philox import philox4x32_10
 from bootmark.engine.indices import CHUNK_WORDS, stream_words
+from bootmark.engine.philox import philox4x32_10
 
-__all__ = ["philox_floor", "gather_floor", "stationary_gather_floor", "fill_floor", "words_per_replicate", "block_prefix"]
+__all__ = [
+    "philox_floor",
+    "gather_floor",
+    "stationary_gather_floor",
+    "fill_floor",
+    "words_per_replicate",
+    "block_prefix",
+]
 
 _MASK32 = np.uint64(0xFFFFFFFF)
 _S32 = np.uint64(32)
@@ -49,8 +56,9 @@ def philox_floor(words, n_bootstraps):
         key = np.uint64(r)
         for j in range(blocks):
             block = np.uint64(j)
-            w0, w1, w2, w3 = philox4x32_10(block & _MASK32, block >> _S32, np.uint64(1), np.uint64(0), key,
-                                           np.uint64(12345))
+            w0, w1, w2, w3 = philox4x32_10(
+                block & _MASK32, block >> _S32, np.uint64(1), np.uint64(0), key, np.uint64(12345)
+            )
             accumulator ^= w0 ^ w1 ^ w2 ^ w3
         checksum[r] = accumulator
     return checksum
@@ -73,7 +81,7 @@ def gather_floor(prefix, n, block_length, n_bootstraps):
         while done < draws:
             step = min(capacity, draws - done)
             # the engine's own vectorised refill, of the words this step uses (rounded up to a Philox block)
-            block = refill_from(words[:4 * ((step + 3) // 4)], block, np.uint64(r), np.uint64(12345), np.uint64(1))
+            block = refill_from(words[: 4 * ((step + 3) // 4)], block, np.uint64(r), np.uint64(12345), np.uint64(1))
             for i in range(step):
                 starts[i] = np.int64((words[i] * bound) >> _S32)
             if block_length == 1:
@@ -97,8 +105,10 @@ def stationary_gather_floor(prefix, n, block_length, n_bootstraps):
     1 .. 2b - 1, mean b), so a replicate has about n / b blocks, and a block that passes
     position n wraps to 0 through the prefix sums (n + 1 entries, :func:`block_prefix`)."""
     if np.shape(prefix) != (n + 1,):
-        raise ValueError(f"prefix must hold the n + 1 = {n + 1} prefix sums of x, got shape {np.shape(prefix)}; "
-                         f"block_prefix(x, b) returns x itself for b = 1")
+        raise ValueError(
+            f"prefix must hold the n + 1 = {n + 1} prefix sums of x, got shape {np.shape(prefix)}; "
+            f"block_prefix(x, b) returns x itself for b = 1"
+        )
     capacity = min(CHUNK_WORDS, stream_words(n, block_length))  # the engine's buffer, L1-sized at most
     return _stationary_gather(prefix, n, block_length, n_bootstraps, capacity)
 

@@ -32,7 +32,9 @@ THREADED_TOLERANCE = 2.0  # one core of two lost to the host can double a two-th
 def baseline_path(directory=None):
     """Newest committed receipt of the quick profile in ``directory`` (default: the
     workspace's bench receipts), or None."""
-    return receipts.newest_receipt(workspace.directory_for("bench", directory), "bench", lambda receipt: receipt["body"]["profile"] == "quick")
+    return receipts.newest_receipt(
+        workspace.directory_for("bench", directory), "bench", lambda receipt: receipt["body"]["profile"] == "quick"
+    )
 
 
 def run_gate(tolerance=1.25, directory=None, show_progress=True, out=sys.stdout):
@@ -43,8 +45,11 @@ def run_gate(tolerance=1.25, directory=None, show_progress=True, out=sys.stdout)
         raise compare.ComparisonError(f"--tolerance must be above 1 (an allowed slow-down factor), got {tolerance}")
     baseline = baseline_path(directory)
     if baseline is None:
-        print(f"bootmark gate: no quick-profile receipt in {directory}; make one with "
-              "`bootmark bench --quick` and commit it", file=sys.stderr)
+        print(
+            f"bootmark gate: no quick-profile receipt in {directory}; make one with "
+            "`bootmark bench --quick` and commit it",
+            file=sys.stderr,
+        )
         return compare.INCOMPARABLE
     reference = receipts.load_receipt(baseline)
     threaded = max(tolerance, THREADED_TOLERANCE)
@@ -52,20 +57,24 @@ def run_gate(tolerance=1.25, directory=None, show_progress=True, out=sys.stdout)
     verdict = compare.compare(reference, receipt, tolerance, threaded)
     # The compare table heads itself with its own verdict; a screened REGRESSION is only a
     # suspect until confirmed below, and the reader should know that before reading it.
-    print(f"baseline: {baseline}\nscreen (a flagged cell is confirmed head to head before the gate fails):",
-          file=out)
+    print(f"baseline: {baseline}\nscreen (a flagged cell is confirmed head to head before the gate fails):", file=out)
     print(compare.render_markdown(verdict), file=out)
     if verdict["exit_code"] == compare.REGRESSION:
-        suspects = [(row["method"], row["n"], row["n_bootstraps"], row["sentinel"])
-                    for row in verdict["cells"] if row["regressed"]]
+        suspects = [
+            (row["method"], row["n"], row["n_bootstraps"], row["sentinel"])
+            for row in verdict["cells"]
+            if row["regressed"]
+        ]
         return _confirm(reference, suspects, tolerance, threaded, show_progress, out)
     if verdict["judged_cells"] == 0:
-        print("bootmark gate: no cell could be judged against the baseline (see the reasons above); failing",
-              file=out)
+        print("bootmark gate: no cell could be judged against the baseline (see the reasons above); failing", file=out)
         return compare.INCOMPARABLE
     if verdict["exit_code"] == compare.INCOMPARABLE:
-        print("bootmark gate: WARNING: this box differs from the baseline's (arch drift above "
-              f"{compare.BOX_DRIFT:.0%}); only within-run ratios were judged, and they show no regression", file=out)
+        print(
+            "bootmark gate: WARNING: this box differs from the baseline's (arch drift above "
+            f"{compare.BOX_DRIFT:.0%}); only within-run ratios were judged, and they show no regression",
+            file=out,
+        )
     return compare.PASS
 
 
@@ -77,13 +86,15 @@ def _confirm(reference, suspects, tolerance, threaded, show_progress, out):
     try:
         if not source.get("git_sha") or source.get("dirty") is not False:
             raise head_to_head.HeadToHeadError("the baseline receipt names no clean commit")
-        confirmation = head_to_head.compare_revisions(source["git_sha"], suspects, tolerance, threaded,
-                                                      show_progress=show_progress)
+        confirmation = head_to_head.compare_revisions(
+            source["git_sha"], suspects, tolerance, threaded, show_progress=show_progress
+        )
         print(head_to_head.render_markdown(confirmation), file=out)
     except head_to_head.HeadToHeadError as error:
         print(f"the baseline's code cannot be timed here ({error}); re-measuring against the receipt", file=out)
-        confirmation = compare.compare(reference, bench.run_grid(suspects, show_progress=show_progress), tolerance,
-                                       threaded)
+        confirmation = compare.compare(
+            reference, bench.run_grid(suspects, show_progress=show_progress), tolerance, threaded
+        )
         print(compare.render_markdown(confirmation), file=out)
     if confirmation["exit_code"] == compare.REGRESSION:
         return compare.REGRESSION

@@ -62,9 +62,11 @@ def _checkout(root):
     """``root``, or bootmark's own checkout; HeadToHeadError for an installed wheel."""
     root = root or provenance.source_checkout()
     if root is None:
-        raise HeadToHeadError("bootmark runs from an installed package, not from a git checkout of bootmark, so "
-                              "there is no committed revision of its engine to time; run this in a clone of "
-                              "bootmark's repository installed with `pip install -e .`")
+        raise HeadToHeadError(
+            "bootmark runs from an installed package, not from a git checkout of bootmark, so "
+            "there is no committed revision of its engine to time; run this in a clone of "
+            "bootmark's repository installed with `pip install -e .`"
+        )
     return root
 
 
@@ -74,14 +76,25 @@ def export_revision(revision, destination, root=None):
     revision's full SHA."""
     root = _checkout(root)
     try:
-        sha = subprocess.run(["git", "rev-parse", "--verify", f"{revision}^{{commit}}"], cwd=root,
-                             capture_output=True, text=True, check=False)
+        sha = subprocess.run(
+            ["git", "rev-parse", "--verify", f"{revision}^{{commit}}"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if sha.returncode != 0:
-            raise HeadToHeadError(f"revision {revision!r} is not a commit of the checkout at {root} "
-                                  f"({sha.stderr.strip() or 'git found nothing'}); a shallow clone lacks older "
-                                  "commits: run `git fetch --unshallow`")
-        archive = subprocess.run(["git", "archive", "--format=tar", sha.stdout.strip(), *TREE_FOLDERS], cwd=root,
-                                 capture_output=True, check=False)
+            raise HeadToHeadError(
+                f"revision {revision!r} is not a commit of the checkout at {root} "
+                f"({sha.stderr.strip() or 'git found nothing'}); a shallow clone lacks older "
+                "commits: run `git fetch --unshallow`"
+            )
+        archive = subprocess.run(
+            ["git", "archive", "--format=tar", sha.stdout.strip(), *TREE_FOLDERS],
+            cwd=root,
+            capture_output=True,
+            check=False,
+        )
     except FileNotFoundError as error:
         raise HeadToHeadError(f"git is not installed, so revision {revision!r} cannot be exported: {error}") from None
     if archive.returncode != 0:
@@ -95,12 +108,18 @@ class _Worker:
     """One side: a process importing the engine from ``tree`` and timing one cell on request."""
 
     def __init__(self, tree, cell, warmups, environment, log):
-        command = [sys.executable, "-c", "import sys; from bootmark.head_to_head import serve; serve(sys.argv[1:])",
-                   tree, json.dumps({"cell": list(cell), "warmups": warmups})]
+        command = [
+            sys.executable,
+            "-c",
+            "import sys; from bootmark.head_to_head import serve; serve(sys.argv[1:])",
+            tree,
+            json.dumps({"cell": list(cell), "warmups": warmups}),
+        ]
         self.label = f"worker on {tree}"
         self.log = log
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
-                                        env=environment, text=True, bufsize=1)
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=environment, text=True, bufsize=1
+        )
 
     def reply(self):
         ready, _, _ = select.select([self.process.stdout], [], [], REPLY_TIMEOUT_S)
@@ -139,14 +158,17 @@ def _import_engine(tree):
     this installation's. Older revisions import a top-level ``reference``: the tree goes
     first on ``sys.path`` and its ``engine`` is registered under the new name."""
     import bootmark
+
     if "bootmark.engine" in sys.modules or "bootmark.reference" in sys.modules:
         raise HeadToHeadError("the engine was imported before the tree was chosen; the worker must import it first")
     try:
         with open(os.path.join(tree, "engine", "__init__.py"), encoding="utf-8") as stream:
             older_layout = "from reference." in stream.read()
     except OSError:
-        raise HeadToHeadError(f"the tree {tree} holds no engine/__init__.py: an engine imported here would come "
-                              "from elsewhere, not from the tree") from None
+        raise HeadToHeadError(
+            f"the tree {tree} holds no engine/__init__.py: an engine imported here would come "
+            "from elsewhere, not from the tree"
+        ) from None
     if older_layout:
         sys.path.insert(0, tree)
         engine = importlib.import_module("engine")
@@ -169,6 +191,7 @@ def serve(arguments):
     import numba
 
     from . import bench
+
     method, n, n_bootstraps, sentinel = request["cell"]
     if sentinel:
         numba.set_num_threads(1)
@@ -191,8 +214,10 @@ def _time_cell(trees, cell, rounds, warmups, progress):
     base = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")  # the idle side's OpenMP threads must not spin
     environments = {BASELINE: {k: v for k, v in base.items() if k != NEGATIVE_CONTROL_SLEEP}, CURRENT: base}
     with tempfile.TemporaryFile("w+") as baseline_log, tempfile.TemporaryFile("w+") as current_log:
-        workers = {BASELINE: _Worker(trees[BASELINE], cell, warmups, environments[BASELINE], baseline_log),
-                   CURRENT: _Worker(trees[CURRENT], cell, warmups, environments[CURRENT], current_log)}
+        workers = {
+            BASELINE: _Worker(trees[BASELINE], cell, warmups, environments[BASELINE], baseline_log),
+            CURRENT: _Worker(trees[CURRENT], cell, warmups, environments[CURRENT], current_log),
+        }
         try:
             first = {side: worker.reply() for side, worker in workers.items()}
             times = {BASELINE: [], CURRENT: []}
@@ -210,8 +235,9 @@ def _time_cell(trees, cell, rounds, warmups, progress):
     return times, first[CURRENT]["threads"], difference
 
 
-def compare_revisions(revision, cells, tolerance=1.25, threaded_tolerance=None, rounds=15, warmups=3,
-                      root=None, show_progress=True):
+def compare_revisions(
+    revision, cells, tolerance=1.25, threaded_tolerance=None, rounds=15, warmups=3, root=None, show_progress=True
+):
     """Time ``cells`` ((method, n, B, sentinel) tuples) under ``revision``'s engine and
     this checkout's, side by side; return the verdict dict (see ``compare_trees``).
 
@@ -220,22 +246,33 @@ def compare_revisions(revision, cells, tolerance=1.25, threaded_tolerance=None, 
     root = _checkout(root)
     with tempfile.TemporaryDirectory(prefix="bootmark-versus-") as exported:
         sha = export_revision(revision, exported, root)
-        verdict = compare_trees(exported, root, cells, tolerance, threaded_tolerance, rounds, warmups,
-                                show_progress, label=sha[:10])
+        verdict = compare_trees(
+            exported, root, cells, tolerance, threaded_tolerance, rounds, warmups, show_progress, label=sha[:10]
+        )
     verdict.update(baseline_revision=sha, current=provenance.source_state(root))
     return verdict
 
 
 def _check_settings(tolerance, threaded_tolerance, rounds):
     if not tolerance > 1 or (threaded_tolerance is not None and not threaded_tolerance > 1):
-        raise HeadToHeadError(f"tolerances must be above 1 (allowed slow-down factors), got {tolerance} and "
-                              f"{threaded_tolerance}")
+        raise HeadToHeadError(
+            f"tolerances must be above 1 (allowed slow-down factors), got {tolerance} and {threaded_tolerance}"
+        )
     if rounds < 3:
         raise HeadToHeadError(f"rounds must be at least 3 (paired samples for a median interval), got {rounds}")
 
 
-def compare_trees(baseline_tree, current_tree, cells, tolerance=1.25, threaded_tolerance=None, rounds=15,
-                  warmups=3, show_progress=True, label="baseline"):
+def compare_trees(
+    baseline_tree,
+    current_tree,
+    cells,
+    tolerance=1.25,
+    threaded_tolerance=None,
+    rounds=15,
+    warmups=3,
+    show_progress=True,
+    label="baseline",
+):
     """Time ``cells`` under the ``engine`` of two source trees, side by side.
 
     Returns {"rounds", "cells": [one row per cell], "exit_code"}; a row holds both sides'
@@ -245,37 +282,63 @@ def compare_trees(baseline_tree, current_tree, cells, tolerance=1.25, threaded_t
     _check_settings(tolerance, threaded_tolerance, rounds)
     threaded_tolerance = tolerance if threaded_tolerance is None else threaded_tolerance
     from tqdm import tqdm
+
     rows = []
     trees = {BASELINE: baseline_tree, CURRENT: current_tree}
-    with tqdm(total=len(cells) * rounds, desc=f"versus {label}", unit="round", file=sys.stderr,
-              disable=not show_progress) as bar:
+    with tqdm(
+        total=len(cells) * rounds, desc=f"versus {label}", unit="round", file=sys.stderr, disable=not show_progress
+    ) as bar:
         for cell in cells:
             times, threads, difference = _time_cell(trees, cell, rounds, warmups, bar.update)
             ratio = timing.median_ratio(times[CURRENT], times[BASELINE])
             allowed = tolerance if threads == 1 else threaded_tolerance
-            rows.append({"method": cell[0], "n": cell[1], "n_bootstraps": cell[2], "sentinel": cell[3],
-                         "threads": threads, "baseline": timing.summary(times[BASELINE]),
-                         "current": timing.summary(times[CURRENT]), "ratio": ratio, "tolerance": allowed,
-                         "max_abs_difference": difference, "regressed": ratio["ci_low"] > allowed})
-    return {"baseline_revision": label, "rounds": rounds, "cells": rows,
-            "exit_code": REGRESSION if any(row["regressed"] for row in rows) else PASS}
+            rows.append(
+                {
+                    "method": cell[0],
+                    "n": cell[1],
+                    "n_bootstraps": cell[2],
+                    "sentinel": cell[3],
+                    "threads": threads,
+                    "baseline": timing.summary(times[BASELINE]),
+                    "current": timing.summary(times[CURRENT]),
+                    "ratio": ratio,
+                    "tolerance": allowed,
+                    "max_abs_difference": difference,
+                    "regressed": ratio["ci_low"] > allowed,
+                }
+            )
+    return {
+        "baseline_revision": label,
+        "rounds": rounds,
+        "cells": rows,
+        "exit_code": REGRESSION if any(row["regressed"] for row in rows) else PASS,
+    }
 
 
 def render_markdown(verdict):
     """The verdict as a Markdown table with a one-line summary above it."""
     regressed = sum(row["regressed"] for row in verdict["cells"])
-    head = (f"**{'REGRESSION' if regressed else 'PASS'}**: this checkout against {verdict['baseline_revision'][:10]} "
-            f"on this box, {verdict['rounds']} interleaved rounds per cell; {regressed} of "
-            f"{len(verdict['cells'])} cells slower beyond tolerance")
-    lines = [head, "", "| method | n | B | threads | baseline ms | current ms | current/baseline (95% CI) | "
-             "tolerance | max abs stat diff | regressed |", "|---|---:|---:|---:|---:|---:|---|---:|---:|---|"]
+    head = (
+        f"**{'REGRESSION' if regressed else 'PASS'}**: this checkout against {verdict['baseline_revision'][:10]} "
+        f"on this box, {verdict['rounds']} interleaved rounds per cell; {regressed} of "
+        f"{len(verdict['cells'])} cells slower beyond tolerance"
+    )
+    lines = [
+        head,
+        "",
+        "| method | n | B | threads | baseline ms | current ms | current/baseline (95% CI) | "
+        "tolerance | max abs stat diff | regressed |",
+        "|---|---:|---:|---:|---:|---:|---|---:|---:|---|",
+    ]
     for row in verdict["cells"]:
         ratio = row["ratio"]
-        lines.append(f"| {row['method']}{' (sentinel)' if row['sentinel'] else ''} | {row['n']} | "
-                     f"{row['n_bootstraps']} | {row['threads']} | {row['baseline']['median_s'] * 1e3:.2f} | "
-                     f"{row['current']['median_s'] * 1e3:.2f} | {ratio['median']:.3f} ({ratio['ci_low']:.3f}-"
-                     f"{ratio['ci_high']:.3f}) | x{row['tolerance']:g} | {row['max_abs_difference']:.3g} | "
-                     f"{'YES' if row['regressed'] else 'no'} |")
+        lines.append(
+            f"| {row['method']}{' (sentinel)' if row['sentinel'] else ''} | {row['n']} | "
+            f"{row['n_bootstraps']} | {row['threads']} | {row['baseline']['median_s'] * 1e3:.2f} | "
+            f"{row['current']['median_s'] * 1e3:.2f} | {ratio['median']:.3f} ({ratio['ci_low']:.3f}-"
+            f"{ratio['ci_high']:.3f}) | x{row['tolerance']:g} | {row['max_abs_difference']:.3g} | "
+            f"{'YES' if row['regressed'] else 'no'} |"
+        )
     return "\n".join(lines)
 
 

@@ -59,7 +59,8 @@ try:  # Linux: reset the high-water mark to the current RSS, so the peak is the 
         clear.write("5")
     measure, before = "vmhwm_reset", status_kib("VmRSS")
 except OSError:  # elsewhere: the process high-water mark (ru_maxrss: KiB on Linux, bytes on macOS)
-    measure, before = "ru_maxrss", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (1024 if sys.platform == "darwin" else 1)
+    scale = 1024 if sys.platform == "darwin" else 1
+    measure, before = "ru_maxrss", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / scale
 outcome = "ok"
 try:
     result = run(B)
@@ -81,8 +82,12 @@ class MemoryRunError(RuntimeError):
 def measure(path, n_bootstraps, budget=16 * 2**30, n=SIZE):
     """One point: {"path", "n_bootstraps", "budget_bytes", "measure", "baseline_mib", "peak_mib", "added_mib",
     "outcome"}."""
-    completed = subprocess.run([sys.executable, "-c", PROGRAM, path, str(n), str(n_bootstraps), str(budget)],
-                               capture_output=True, text=True, check=False)
+    completed = subprocess.run(
+        [sys.executable, "-c", PROGRAM, path, str(n), str(n_bootstraps), str(budget)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if completed.returncode != 0:
         raise MemoryRunError(f"{path} at B={n_bootstraps} failed in its subprocess:\n{completed.stderr[-2000:]}")
     point = json.loads(completed.stdout.strip().splitlines()[-1])
@@ -92,23 +97,26 @@ def measure(path, n_bootstraps, budget=16 * 2**30, n=SIZE):
 def run_sweep(replicates=REPLICATES, show_progress=True):
     """Measure every point and return the sealed receipt (not yet written)."""
     from tqdm import tqdm
+
     started = provenance.collect()
     skipped = {}
     if provenance.package_version("arch") is None:
         skipped["arch"] = "arch is not installed (pip install arch==8.0.0)"
     paths = [p for p in ("engine_reduce", "engine_materialize", "arch") if p not in skipped]
     jobs = [(path, b, 16 * 2**30) for b in replicates for path in paths] + [
-        ("engine_materialize", max(replicates), REFUSAL_BUDGET)]
+        ("engine_materialize", max(replicates), REFUSAL_BUDGET)
+    ]
     points = []
-    for path, b, budget in tqdm(jobs, desc="memory points", unit="process", file=sys.stderr,
-                                disable=not show_progress):
+    for path, b, budget in tqdm(jobs, desc="memory points", unit="process", file=sys.stderr, disable=not show_progress):
         points.append(measure(path, b, budget))
     for point in points:  # tripwires: a failed request that was not the budget refusal
         refused = point["budget_bytes"] == REFUSAL_BUDGET
-        if (point["outcome"] == "ok") == refused or (refused and not point["outcome"].startswith(
-                "InvalidParameterError: memory_budget:")):
-            raise MemoryRunError(f"implausible outcome for {point['path']} at B={point['n_bootstraps']}: "
-                                 f"{point['outcome'][:300]}")
+        if (point["outcome"] == "ok") == refused or (
+            refused and not point["outcome"].startswith("InvalidParameterError: memory_budget:")
+        ):
+            raise MemoryRunError(
+                f"implausible outcome for {point['path']} at B={point['n_bootstraps']}: {point['outcome'][:300]}"
+            )
     started["finished_utc"] = provenance.utc_now()
     body = {"n": SIZE, "method": "moving", "block_length": BLOCK_LENGTH, "skipped_paths": skipped, "points": points}
     return receipts.seal("memory", started, body)
@@ -126,6 +134,8 @@ def render_table(receipt):
         lines.append(f"| {b} | " + " | ".join(cells) + " |")
     for point in body["points"]:
         if point["outcome"] != "ok":
-            lines.append(f"\nWith a {point['budget_bytes'] / 2**20:.0f} MiB budget, {point['path']} at "
-                         f"B = {point['n_bootstraps']} is refused: `{point['outcome'][:200]}`")
+            lines.append(
+                f"\nWith a {point['budget_bytes'] / 2**20:.0f} MiB budget, {point['path']} at "
+                f"B = {point['n_bootstraps']} is refused: `{point['outcome'][:200]}`"
+            )
     return "\n".join(lines)

@@ -49,8 +49,13 @@ def _governor():
 
 def machine():
     """CPU model, logical cores, 1/5/15-minute load averages and governor (or None)."""
-    return {"cpu_model": _cpu_model(), "cores": os.cpu_count(), "load_average": list(os.getloadavg()),
-            "governor": _governor(), "platform": platform.platform()}
+    return {
+        "cpu_model": _cpu_model(),
+        "cores": os.cpu_count(),
+        "load_average": list(os.getloadavg()),
+        "governor": _governor(),
+        "platform": platform.platform(),
+    }
 
 
 def _git(*arguments, root):
@@ -67,8 +72,10 @@ def source_checkout():
     inside some other git repository must not record that repository's commit, so the
     candidate must be the repository's own top level and hold bootmark's source layout."""
     candidate = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    if not all(os.path.isfile(os.path.join(candidate, *parts))
-               for parts in (("pyproject.toml",), ("engine", "api.py"), ("reference", "specs.py"))):
+    if not all(
+        os.path.isfile(os.path.join(candidate, *parts))
+        for parts in (("pyproject.toml",), ("engine", "api.py"), ("reference", "specs.py"))
+    ):
         return None
     top = _git("rev-parse", "--show-toplevel", root=candidate)
     return candidate if top and os.path.realpath(top) == os.path.realpath(candidate) else None
@@ -97,15 +104,22 @@ def versions():
 
     from . import __version__
     from .blas import loaded_coretype
+
     found = {name: package_version(name) for name in PEERS}
-    return {"python": platform.python_version(), **found, "bootmark": __version__, "stream_version": STREAM_VERSION,
-            "openblas_coretype": loaded_coretype()}
+    return {
+        "python": platform.python_version(),
+        **found,
+        "bootmark": __version__,
+        "stream_version": STREAM_VERSION,
+        "openblas_coretype": loaded_coretype(),
+    }
 
 
 def threading_state():
     """Numba's thread count and threading layer (the layer is known once a parallel
     region has run; "unknown" before)."""
     import numba
+
     try:
         layer = numba.threading_layer()
     except ValueError:
@@ -121,5 +135,11 @@ def utc_now():
 def collect(root=None):
     """The provenance block of a receipt started now."""
     root = root or source_checkout()
-    return {"machine": machine(), "versions": versions(), "threads": threading_state(), "source": source_state(root),
-            "started_utc": utc_now(), "command_line": [os.path.basename(sys.argv[0]), *sys.argv[1:]]}
+    return {
+        "machine": machine(),
+        "versions": versions(),
+        "threads": threading_state(),
+        "source": source_state(root),
+        "started_utc": utc_now(),
+        "command_line": [os.path.basename(sys.argv[0]), *sys.argv[1:]],
+    }

@@ -40,8 +40,11 @@ def _validator(kind):
     from referencing import Registry, Resource
 
     provenance = json.loads(_schema_text("provenance"))
-    registry = Registry().with_resource(provenance["$id"], Resource.from_contents(provenance)).with_resource(
-        "provenance.schema.json", Resource.from_contents(provenance))
+    registry = (
+        Registry()
+        .with_resource(provenance["$id"], Resource.from_contents(provenance))
+        .with_resource("provenance.schema.json", Resource.from_contents(provenance))
+    )
     schema = json.loads(_schema_text(kind))
     return jsonschema.Draft202012Validator(schema, registry=registry)
 
@@ -73,8 +76,10 @@ def _check(receipt, where):
         raise ReceiptError(f"{where}: field 'kind' is {kind!r}; expected one of {KINDS}")
     version = receipt.get("schema_version")
     if isinstance(version, int) and version > SCHEMA_VERSION:
-        raise ReceiptError(f"{where}: schema_version {version} is newer than this bootmark understands "
-                           f"({SCHEMA_VERSION}); upgrade bootmark to read it")
+        raise ReceiptError(
+            f"{where}: schema_version {version} is newer than this bootmark understands "
+            f"({SCHEMA_VERSION}); upgrade bootmark to read it"
+        )
     errors = sorted(_validator(kind).iter_errors(receipt), key=lambda error: list(error.absolute_path))
     if errors:
         field = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in errors[0].absolute_path)
@@ -114,7 +119,7 @@ def write_receipt(receipt, directory, tag=None):
         raise ReceiptError("receipt to write: content_sha256 does not match its content; seal() it again")
     indent = None if receipt["kind"] in COMPACT_KINDS else 1
     text = json.dumps(receipt, indent=indent, sort_keys=True, allow_nan=False) + "\n"
-    stem = receipt_name(receipt, tag)[:-len(".json")]
+    stem = receipt_name(receipt, tag)[: -len(".json")]
     handle, temporary = tempfile.mkstemp(prefix=".partial-", suffix=".json", dir=directory)
     try:
         os.fchmod(handle, 0o644)  # a committed receipt is for everyone to read
@@ -129,8 +134,10 @@ def write_receipt(receipt, directory, tag=None):
             except FileExistsError:
                 continue
             except OSError as error:
-                raise ReceiptError(f"{directory}: cannot link a receipt into place ({error.strerror}); "
-                                   "write receipts to a local filesystem that supports hard links") from None
+                raise ReceiptError(
+                    f"{directory}: cannot link a receipt into place ({error.strerror}); "
+                    "write receipts to a local filesystem that supports hard links"
+                ) from None
             _sync_directory(directory)
             return path
         raise ReceiptError(f"{directory}: 1000 receipts named {stem}*.json already exist")
@@ -149,8 +156,10 @@ def _sync_directory(directory):
 
 def load_receipt(path):
     """Read, validate and hash-check a receipt; return it as a dict."""
+
     def refuse_constant(name):
         raise ReceiptError(f"{path}: holds {name}, which no receipt may contain")
+
     try:
         with open(path, encoding="utf-8") as stream:
             receipt = json.load(stream, parse_constant=refuse_constant)
@@ -160,8 +169,9 @@ def load_receipt(path):
         raise ReceiptError(f"{path}: cannot be read ({error.strerror or error})") from None
     _check(receipt, path)
     if content_hash(receipt) != receipt["content_sha256"]:
-        raise ReceiptError(f"{path}: field $.content_sha256 does not match the content: the receipt was edited "
-                           "after it was written")
+        raise ReceiptError(
+            f"{path}: field $.content_sha256 does not match the content: the receipt was edited after it was written"
+        )
     return receipt
 
 

@@ -55,12 +55,23 @@ def median_ratio(numerators, denominators, confidence=RATIO_CONFIDENCE):
 
     if len(numerators) != len(denominators) or len(numerators) < 3:
         raise ValueError(f"need at least 3 paired rounds, got {len(numerators)} and {len(denominators)}")
-    ratios = [a / b for a, b in zip(numerators, denominators)]
+    ratios = [a / b for a, b in zip(numerators, denominators, strict=True)]
     block = ratio_block_length(len(ratios))
-    lower, upper, point = engine.conf_int(ratios, "median", engine.MovingBlock(block), alpha=1.0 - confidence,
-                                          n_bootstraps=RATIO_REPLICATES, seed=RATIO_SEED)
-    return {"median": float(point), "ci_low": float(lower), "ci_high": float(upper), "confidence": confidence,
-            "block_length": block}
+    lower, upper, point = engine.conf_int(
+        ratios,
+        "median",
+        engine.MovingBlock(block),
+        alpha=1.0 - confidence,
+        n_bootstraps=RATIO_REPLICATES,
+        seed=RATIO_SEED,
+    )
+    return {
+        "median": float(point),
+        "ci_low": float(lower),
+        "ci_high": float(upper),
+        "confidence": confidence,
+        "block_length": block,
+    }
 
 
 def summary(samples):

@@ -33,15 +33,28 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-__all__ = ["ENVIRONMENT_VARIABLE", "CONFIG_FILE", "Workspace", "WorkspaceError", "find", "init", "directory_for",
-           "writable_directory"]
+__all__ = [
+    "ENVIRONMENT_VARIABLE",
+    "CONFIG_FILE",
+    "Workspace",
+    "WorkspaceError",
+    "find",
+    "init",
+    "directory_for",
+    "writable_directory",
+]
 
 ENVIRONMENT_VARIABLE = "BOOTMARK_WORKSPACE"
 CONFIG_FILE = "bootmark.toml"
 FOLDER_KEYS = {"receipts": "receipts", "runs": "runs", "protocols": "protocols"}
 # Receipt kind -> folder under the receipts folder.
-RECEIPT_FOLDERS = {"bench": "bench", "memory": "memory", "study": "studies", "process": "studies",
-                   "truth": os.path.join("studies", "truth")}
+RECEIPT_FOLDERS = {
+    "bench": "bench",
+    "memory": "memory",
+    "study": "studies",
+    "process": "studies",
+    "truth": os.path.join("studies", "truth"),
+}
 
 CONFIG_TEMPLATE = """\
 # A bootmark workspace (see `bootmark doctor` for the one in use).
@@ -59,7 +72,7 @@ What goes where (all paths relative to this folder):
 | path | what | commit it? |
 |---|---|---|
 | `bootmark.toml` | marks this folder as a workspace; names the folders below | yes |
-| `protocols/` | your study protocols, `<ID>-v<N>.toml`; run one with `bootmark study run <ID>` or `bootmark study run protocols/<file>` | yes |
+| `protocols/` | your study protocols, `<ID>-v<N>.toml`; run one with `bootmark study run <ID>` | yes |
 | `receipts/bench/`, `receipts/memory/` | speed and memory receipts (`bootmark bench`, `bootmark memory`) | yes |
 | `receipts/studies/` | coverage-study receipts (`bootmark study run`), truths and charts | yes |
 | `runs/` | checkpoints of study runs, for `bootmark study run --resume` | no |
@@ -148,8 +161,10 @@ def _configured(root, found_by, config_file, table):
     table = table or {}
     unknown = sorted(set(table) - set(FOLDER_KEYS))
     if unknown:
-        raise WorkspaceError(f"{config_file}: unknown key(s) {', '.join(unknown)}; a workspace config takes only "
-                             f"{', '.join(FOLDER_KEYS)} (folder paths relative to the workspace)")
+        raise WorkspaceError(
+            f"{config_file}: unknown key(s) {', '.join(unknown)}; a workspace config takes only "
+            f"{', '.join(FOLDER_KEYS)} (folder paths relative to the workspace)"
+        )
     folders = {}
     for key, default in FOLDER_KEYS.items():
         value = table.get(key, default)
@@ -174,8 +189,10 @@ def _config_in(directory):
 
 def _at(directory, found_by):
     if not os.path.isdir(directory):
-        raise WorkspaceError(f"workspace {directory} ({found_by}) is not a folder; create it with "
-                             f"`bootmark init {directory}` or point {found_by} elsewhere")
+        raise WorkspaceError(
+            f"workspace {directory} ({found_by}) is not a folder; create it with "
+            f"`bootmark init {directory}` or point {found_by} elsewhere"
+        )
     root = os.path.realpath(directory)
     config = _config_in(root)
     return _configured(root, found_by, *(config or (None, None)))
@@ -226,27 +243,34 @@ def init(directory: str) -> list[str]:
     directory = os.path.abspath(directory)
     existing = _config_in(directory) if os.path.isdir(directory) else None
     if existing is not None:
-        raise WorkspaceError(f"{directory} is already a workspace (configured by {existing[0]}); "
-                             "nothing to do")
+        raise WorkspaceError(f"{directory} is already a workspace (configured by {existing[0]}); nothing to do")
     written = []
     try:
         os.makedirs(directory, exist_ok=True)
         workspace = _configured(directory, "init", None, None)
-        for folder in (workspace.protocols, workspace.receipt_directory("bench"),
-                       workspace.receipt_directory("memory"), workspace.receipt_directory("study")):
+        for folder in (
+            workspace.protocols,
+            workspace.receipt_directory("bench"),
+            workspace.receipt_directory("memory"),
+            workspace.receipt_directory("study"),
+        ):
             if not os.path.isdir(folder):
                 os.makedirs(folder)
                 written.append(folder + os.sep)
-        for name, text in ((CONFIG_FILE, CONFIG_TEMPLATE), ("README.md", README_TEMPLATE),
-                           (".gitignore", GITIGNORE_TEMPLATE)):
+        for name, text in (
+            (CONFIG_FILE, CONFIG_TEMPLATE),
+            ("README.md", README_TEMPLATE),
+            (".gitignore", GITIGNORE_TEMPLATE),
+        ):
             path = os.path.join(directory, name)
             if not os.path.exists(path):
                 with open(path, "x") as stream:
                     stream.write(text)
                 written.append(path)
     except OSError as error:
-        raise WorkspaceError(f"cannot write the workspace at {directory}: {error.strerror} "
-                             f"({error.filename})") from None
+        raise WorkspaceError(
+            f"cannot write the workspace at {directory}: {error.strerror} ({error.filename})"
+        ) from None
     return written
 
 
@@ -269,9 +293,12 @@ def writable_directory(kind: str, given: str | None = None) -> str:
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as error:
-        raise WorkspaceError(f"cannot create the receipt folder {folder}: {error.strerror}; choose another with "
-                             "--output-dir or --workspace") from None
+        raise WorkspaceError(
+            f"cannot create the receipt folder {folder}: {error.strerror}; choose another with "
+            "--output-dir or --workspace"
+        ) from None
     if not os.access(folder, os.W_OK):
-        raise WorkspaceError(f"cannot write receipts into {folder}: permission denied; choose another with "
-                             "--output-dir or --workspace")
+        raise WorkspaceError(
+            f"cannot write receipts into {folder}: permission denied; choose another with --output-dir or --workspace"
+        )
     return folder

@@ -21,7 +21,6 @@ refit it (``"ar_coef"``, fused: no B x n tensor). Callables get the series in ch
 from dataclasses import dataclass, field
 
 import numpy as np
-
 from bootmark.reference.api import checked_interval, prepare_arguments, statistic_layout
 from bootmark.reference.errors import ErrorCode, InvalidParameterError, ParameterTypeError
 from bootmark.reference.models import FIT_OK, no_indices_error, settle_refits, warn_if_recursive_block_wild
@@ -50,17 +49,22 @@ def _check_budget(shape, itemsize, memory_budget, what):
     size = int(np.prod(shape, dtype=np.int64)) * itemsize
     if size > memory_budget:
         raise InvalidParameterError(
-            ErrorCode.MEMORY_BUDGET, "memory_budget",
+            ErrorCode.MEMORY_BUDGET,
+            "memory_budget",
             f"{what} of shape {shape} needs {size / 2**20:,.0f} MiB, over the budget of "
             f"{memory_budget / 2**20:,.0f} MiB",
-            "use bootstrap_reduce, which never builds the tensor, or raise memory_budget")
+            "use bootstrap_reduce, which never builds the tensor, or raise memory_budget",
+        )
 
 
 def _check_memory_budget(memory_budget):
     if isinstance(memory_budget, bool) or not isinstance(memory_budget, (int, np.integer)) or memory_budget < 0:
-        raise ParameterTypeError(ErrorCode.MEMORY_BUDGET, "memory_budget",
-                                 f"expected a non-negative int of bytes, got {memory_budget!r}",
-                                 "pass e.g. memory_budget=4 * 2**30 for 4 GiB")
+        raise ParameterTypeError(
+            ErrorCode.MEMORY_BUDGET,
+            "memory_budget",
+            f"expected a non-negative int of bytes, got {memory_budget!r}",
+            "pass e.g. memory_budget=4 * 2**30 for 4 GiB",
+        )
     return int(memory_budget)
 
 
@@ -149,11 +153,18 @@ class BootstrapResult:
         if chunk_size is None:
             chunk_size = max(1, min(self.n_bootstraps, (64 << 20) // row_bytes))
         elif isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
-            raise ParameterTypeError(ErrorCode.N_BOOTSTRAPS, "chunk_size",
-                                     f"expected a positive int of replicates, got {chunk_size!r}",
-                                     "pass e.g. chunk_size=1000, or leave it out")
-        _check_budget((int(chunk_size), self.series.n, self.series.d), target.itemsize, self.memory_budget,
-                      "one chunk of the materialized tensor")
+            raise ParameterTypeError(
+                ErrorCode.N_BOOTSTRAPS,
+                "chunk_size",
+                f"expected a positive int of replicates, got {chunk_size!r}",
+                "pass e.g. chunk_size=1000, or leave it out",
+            )
+        _check_budget(
+            (int(chunk_size), self.series.n, self.series.d),
+            target.itemsize,
+            self.memory_budget,
+            "one chunk of the materialized tensor",
+        )
         recipe = self._recipe()  # once, not per chunk
         for first in range(0, self.n_bootstraps, int(chunk_size)):
             yield first, self._fill(recipe, first, min(first + int(chunk_size), self.n_bootstraps), target, None)
@@ -185,28 +196,45 @@ class BootstrapResult:
 
 def _target_dtype(dtype):
     if not isinstance(dtype, str) or dtype not in _DTYPES:
-        raise InvalidParameterError(ErrorCode.DTYPE, "dtype", f"unsupported dtype {dtype!r}",
-                                    "pass 'float64' or 'float32'")
+        raise InvalidParameterError(
+            ErrorCode.DTYPE, "dtype", f"unsupported dtype {dtype!r}", "pass 'float64' or 'float32'"
+        )
     return np.dtype(_DTYPES[dtype])
 
 
 def _checked_out(out, shape, dtype):
     """The dtype of a caller's ``out`` array, after checking it can take ``shape``."""
     if not isinstance(out, np.ndarray):
-        raise ParameterTypeError(ErrorCode.DTYPE, "out", f"expected a numpy array, got {type(out).__name__}",
-                                 f"pass np.empty({shape}) or leave out=None")
+        raise ParameterTypeError(
+            ErrorCode.DTYPE,
+            "out",
+            f"expected a numpy array, got {type(out).__name__}",
+            f"pass np.empty({shape}) or leave out=None",
+        )
     if out.dtype not in (np.float64, np.float32):
-        raise InvalidParameterError(ErrorCode.DTYPE, "out", f"dtype {out.dtype} is not float64 or float32",
-                                    f"pass np.empty({shape}, dtype=np.float64)")
+        raise InvalidParameterError(
+            ErrorCode.DTYPE,
+            "out",
+            f"dtype {out.dtype} is not float64 or float32",
+            f"pass np.empty({shape}, dtype=np.float64)",
+        )
     if dtype != "float64" and np.dtype(_target_dtype(dtype)) != out.dtype:
-        raise InvalidParameterError(ErrorCode.DTYPE, "dtype", f"dtype {dtype!r} disagrees with out's {out.dtype}",
-                                    "leave dtype at its default when passing out")
+        raise InvalidParameterError(
+            ErrorCode.DTYPE,
+            "dtype",
+            f"dtype {dtype!r} disagrees with out's {out.dtype}",
+            "leave dtype at its default when passing out",
+        )
     if out.shape != shape or not out.flags.c_contiguous or not out.flags.writeable:
-        raise InvalidParameterError(ErrorCode.DTYPE, "out", f"expected a writeable C-contiguous array of shape "
-                                    f"{shape}, got shape {out.shape}"
-                                    f"{'' if out.flags.c_contiguous else ', not C-contiguous'}"
-                                    f"{'' if out.flags.writeable else ', read-only'}",
-                                    f"pass np.empty({shape}, dtype=np.float64)")
+        raise InvalidParameterError(
+            ErrorCode.DTYPE,
+            "out",
+            f"expected a writeable C-contiguous array of shape "
+            f"{shape}, got shape {out.shape}"
+            f"{'' if out.flags.c_contiguous else ', not C-contiguous'}"
+            f"{'' if out.flags.writeable else ', read-only'}",
+            f"pass np.empty({shape}, dtype=np.float64)",
+        )
     return out.dtype
 
 
@@ -216,6 +244,7 @@ def _present(layout, components):
         return float(components[0])
     if layout.labels is not None:
         import pandas as pd  # only callers with labelled (pandas) data pay for the import
+
         return pd.Series(np.asarray(components, dtype=float), index=list(layout.labels))
     return np.asarray(components, dtype=float)
 
@@ -267,13 +296,16 @@ def _resampled_chunks(series, method, seed):
         if weights.size:
             samples = centres + np.resize(weights, series.n)[:, None] * (samples - centres)
         return samples
+
     return chunk
 
 
 def _rebuilt_chunks(series, model, seed):
     """``chunk(first, last)``: rebuilt series first .. last - 1 of a resolved model, (R, n, 1)."""
+
     def chunk(first, last):
         return models.paths(model, series.values[:, 0], seed, last, first)[:, :, None]
+
     return chunk
 
 
@@ -284,13 +316,16 @@ def _callable_statistics(series, chunk, statistic, n_bootstraps, point):
     for first in range(0, n_bootstraps, CALLABLE_CHUNK):
         last = min(first + CALLABLE_CHUNK, n_bootstraps)
         for r, sample in enumerate(chunk(first, last)):
-            components = statistic_components(statistic.function(sample[:, 0] if series.univariate else sample),
-                                              f"replicate {first + r}")
+            components = statistic_components(
+                statistic.function(sample[:, 0] if series.univariate else sample), f"replicate {first + r}"
+            )
             if len(components) != len(point):
-                raise InvalidParameterError(ErrorCode.STATISTIC_RESULT, "statistic",
-                                            f"returned {len(components)} values on replicate {first + r} "
-                                            f"but {len(point)} on the original data",
-                                            "return the same number of values for every sample")
+                raise InvalidParameterError(
+                    ErrorCode.STATISTIC_RESULT,
+                    "statistic",
+                    f"returned {len(components)} values on replicate {first + r} but {len(point)} on the original data",
+                    "return the same number of values for every sample",
+                )
             out[first + r] = components
     return out
 
@@ -346,8 +381,9 @@ def bootstrap(x, method, n_bootstraps=999, seed=None, *, memory_budget=DEFAULT_M
     series, method, n_bootstraps, seed = _prepare(x, method, n_bootstraps, seed)
     if is_model_method(method):
         model = models.resolve(method, series)
-        return BootstrapResult(model.method, n_bootstraps, seed, STREAM_VERSION, memory_budget, series, model.fit,
-                               model)
+        return BootstrapResult(
+            model.method, n_bootstraps, seed, STREAM_VERSION, memory_budget, series, model.fit, model
+        )
     return BootstrapResult(resolve_method(method, series), n_bootstraps, seed, STREAM_VERSION, memory_budget, series)
 
 
@@ -368,12 +404,31 @@ def _model_reduce(series, method, statistic, n_bootstraps, seed):
         if statistic.kind == "callable":
             out = _callable_statistics(series, _rebuilt_chunks(series, model, seed), statistic, n_bootstraps, point)
         else:
-            out = models.statistics(model, x, seed, n_bootstraps, kernels.KIND_CODES[statistic.kind],
-                                    np.asarray(statistic.levels, dtype=float), len(point))
+            out = models.statistics(
+                model,
+                x,
+                seed,
+                n_bootstraps,
+                kernels.KIND_CODES[statistic.kind],
+                np.asarray(statistic.levels, dtype=float),
+                len(point),
+            )
     layout = statistic_layout(statistic, series, len(point))
     statistics = out[:, 0] if layout.scalar else out
-    return ReduceResult(statistic, model.method, n_bootstraps, seed, STREAM_VERSION, statistics,
-                        _present(layout, point), layout.labels, layout, point, model.fit, skipped)
+    return ReduceResult(
+        statistic,
+        model.method,
+        n_bootstraps,
+        seed,
+        STREAM_VERSION,
+        statistics,
+        _present(layout, point),
+        layout.labels,
+        layout,
+        point,
+        model.fit,
+        skipped,
+    )
 
 
 def bootstrap_reduce(x, method, statistic, n_bootstraps=999, seed=None):
@@ -398,8 +453,18 @@ def bootstrap_reduce(x, method, statistic, n_bootstraps=999, seed=None):
     if out is None:
         out = _callable_statistics(series, _resampled_chunks(series, method, seed), statistic, n_bootstraps, point)
     statistics = out[:, 0] if layout.scalar else out
-    return ReduceResult(statistic, method, n_bootstraps, seed, STREAM_VERSION, statistics,
-                        _present(layout, point), layout.labels, layout, point)
+    return ReduceResult(
+        statistic,
+        method,
+        n_bootstraps,
+        seed,
+        STREAM_VERSION,
+        statistics,
+        _present(layout, point),
+        layout.labels,
+        layout,
+        point,
+    )
 
 
 def calibration_points(x, result, inner_bootstraps):
@@ -412,9 +477,18 @@ def calibration_points(x, result, inner_bootstraps):
     kind = kernels.KIND_CODES[statistic.kind]
     weights, centres = _tapering(series, method)
     less, equal = kernels.calibration_counts(
-        row_plan(method, series.n), root_key(result.seed), _columns(series), weights, centres, kind,
-        np.asarray(statistic.levels, dtype=float), _uses_block_algebra(kind, method),
-        np.asarray(result.point_components, dtype=float), inner_bootstraps, result.n_bootstraps)
+        row_plan(method, series.n),
+        root_key(result.seed),
+        _columns(series),
+        weights,
+        centres,
+        kind,
+        np.asarray(statistic.levels, dtype=float),
+        _uses_block_algebra(kind, method),
+        np.asarray(result.point_components, dtype=float),
+        inner_bootstraps,
+        result.n_bootstraps,
+    )
     return ((less + 0.5 * equal) / inner_bootstraps).T
 
 
@@ -426,13 +500,23 @@ def studentization(x, result):
     series = as_array(x)
     columns = _columns(series)
     out = np.empty((result.n_bootstraps, series.d))
-    kernels.gather_reduce(row_plan(result.method, series.n), root_key(result.seed), 0, columns, np.zeros(0),
-                          np.zeros(series.d), kernels.FIXED_B_SE, np.zeros(0), out)
+    kernels.gather_reduce(
+        row_plan(result.method, series.n),
+        root_key(result.seed),
+        0,
+        columns,
+        np.zeros(0),
+        np.zeros(series.d),
+        kernels.FIXED_B_SE,
+        np.zeros(0),
+        out,
+    )
     return [(float(kernels.fixed_b_standard_error(columns[c].copy())), out[:, c]) for c in range(series.d)]
 
 
-def conf_int(x, statistic, method, alpha=0.05, kind="percentile", n_bootstraps=999, seed=None, *,
-             inner_bootstraps=None):
+def conf_int(
+    x, statistic, method, alpha=0.05, kind="percentile", n_bootstraps=999, seed=None, *, inner_bootstraps=None
+):
     """Two-sided bootstrap confidence interval: unpacks as (lower, upper, point).
 
     Same checks and definitions as ``reference.conf_int`` (see ``reference.intervals``);
@@ -449,6 +533,18 @@ def conf_int(x, statistic, method, alpha=0.05, kind="percentile", n_bootstraps=9
     fused pass over each replicate for its fixed-b standard error: about the cost of
     materializing the replicates, without storing them.
     """
-    return checked_interval(bootstrap_reduce, interval, _present, x, statistic, method, alpha, kind, n_bootstraps,
-                            seed, inner_bootstraps=inner_bootstraps, calibrate=calibration_points,
-                            studentize=studentization)
+    return checked_interval(
+        bootstrap_reduce,
+        interval,
+        _present,
+        x,
+        statistic,
+        method,
+        alpha,
+        kind,
+        n_bootstraps,
+        seed,
+        inner_bootstraps=inner_bootstraps,
+        calibrate=calibration_points,
+        studentize=studentization,
+    )

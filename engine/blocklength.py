@@ -33,7 +33,6 @@ rounding of the band could in principle pick a different m_hat. Columns with few
 import math
 
 import numpy as np
-
 from bootmark.reference import blocklength as reference_blocklength
 from bootmark.reference.blocklength import check_estimable, check_long_run_variance
 
@@ -61,7 +60,7 @@ def _sums_of_squares(e, max_lag):
     later = bulk_later + suffix[np.minimum(lags, head_end - 1)]
     tail_start = max(n - max_lag - 1, 0)  # earlier[k] reads e[:n-k-1], never shorter than this
     bulk_earlier = _dot(e[:tail_start], e[:tail_start])
-    prefix = np.append(0.0, np.cumsum(e[tail_start:n - 1] ** 2))  # prefix[i] = sum e[tail_start:tail_start+i]**2
+    prefix = np.append(0.0, np.cumsum(e[tail_start : n - 1] ** 2))  # prefix[i] = sum e[tail_start:tail_start+i]**2
     earlier = bulk_earlier + prefix[np.maximum(n - lags - 1, 0) - tail_start]
     return later, earlier
 
@@ -86,7 +85,7 @@ def _autocovariances(e, max_lag, run, band):
             if lag > last:
                 break
         # Slicing e[:n - lag] with lag >= n would wrap around; the reference's sum is empty.
-        product = _dot(e[:n - lag], e[lag:]) if lag < n else 0.0
+        product = _dot(e[: n - lag], e[lag:]) if lag < n else 0.0
         cross.append(product)
         denominator = math.sqrt(later[lag] * earlier[lag])
         streak = streak + 1 if denominator > 0 and abs(product) / denominator < band else 0
@@ -114,7 +113,7 @@ def _column_estimates(column):
     k = np.arange(1, bandwidth + 1)
     t = k / bandwidth
     flat_top = np.where(t <= 0.5, 1.0, 2.0 * (1.0 - t))
-    lagged = autocovariance[1:bandwidth + 1]
+    lagged = autocovariance[1 : bandwidth + 1]
     # G is a signed sum that nearly cancels for white-ish data; fsum over O(sqrt n) terms is free.
     g = 2.0 * math.fsum((flat_top * k * lagged).tolist())
     long_run = float(autocovariance[0]) + 2.0 * math.fsum((flat_top * lagged).tolist())

@@ -51,10 +51,12 @@ def cache_directory() -> str:
     """The folder the engine's kernels are cached in (module docstring), or Numba's
     ``NUMBA_CACHE_DIR`` when the user set one."""
     from numba.core import config
+
     if config.CACHE_DIR:
         return config.CACHE_DIR
     base = os.environ.get(CACHE_VARIABLE) or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "bootmark")
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "bootmark"
+    )
     return os.path.join(base, f"numba-{_sources_hash()}")
 
 
@@ -67,8 +69,11 @@ def install_locator() -> bool:
         return False
     base = getattr(caching, "UserProvidedCacheLocator", None) or getattr(caching, "_UserProvidedCacheLocator", None)
     implementation = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
-    if base is None or implementation is None or not isinstance(getattr(implementation, "_locator_classes", None),
-                                                                 list):
+    if (
+        base is None
+        or implementation is None
+        or not isinstance(getattr(implementation, "_locator_classes", None), list)
+    ):
         return False
     if any(getattr(cls, "bootmark_engine", False) for cls in implementation._locator_classes):
         return True

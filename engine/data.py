@@ -171,12 +171,14 @@ def _from_rows(items, labels):
             return values
     for i, row in enumerate(items):
         if len(row) != width:
-            raise _shape_error(f"ragged rows: row 0 has {width} values, row {i} has {len(row)}",
-                               "pass equal-length rows")
+            raise _shape_error(
+                f"ragged rows: row 0 has {width} values, row {i} has {len(row)}", "pass equal-length rows"
+            )
         if any(isinstance(v, (list, tuple)) for v in row):
             raise _shape_error("3-D input", _FIX_DIMENSIONS)
-    columns = [[_checked_number(row[j], _where(i, j, False, labels)) for i, row in enumerate(items)]
-               for j in range(width)]
+    columns = [
+        [_checked_number(row[j], _where(i, j, False, labels)) for i, row in enumerate(items)] for j in range(width)
+    ]
     return np.ascontiguousarray(np.array(columns, dtype=np.float64).T)
 
 
@@ -219,6 +221,10 @@ def as_array(x):
     if n < 2:
         raise InvalidDataError(ErrorCode.DATA_TOO_SHORT, "x", f"{n} observation(s)", "pass at least two observations")
     if n > MAX_OBSERVATIONS:
-        raise InvalidDataError(ErrorCode.DATA_TOO_LONG, "x", f"{n} observations overflow int32 positions",
-                               f"split the series into pieces of at most {MAX_OBSERVATIONS} observations")
+        raise InvalidDataError(
+            ErrorCode.DATA_TOO_LONG,
+            "x",
+            f"{n} observations overflow int32 positions",
+            f"split the series into pieces of at most {MAX_OBSERVATIONS} observations",
+        )
     return Series(values, univariate, labels)

@@ -7,9 +7,8 @@ order, so rejections cost one more word exactly as in the reference.
 """
 
 import numpy as np
-from numba import njit
-
 from bootmark.reference.draws import Purpose
+from numba import njit
 
 from .philox import philox4x32_10
 

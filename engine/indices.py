@@ -6,16 +6,14 @@ the three cannot drift apart. Replicate b's row depends only on (seed, b).
 """
 
 import numpy as np
-from numba import njit
-
 from bootmark.reference.indices import STREAM_VERSION
 from bootmark.reference.specs import IID, CircularBlock, MovingBlock, NonOverlappingBlock, StationaryBlock, TaperedBlock
+from numba import njit
 
-from .draws import (BLOCK_LENGTH, BLOCK_START, COUNT, GUIDE_SHIFT, SPAN, THRESHOLDS, geometric_table, refill,
-                    refill_from)
+from .draws import BLOCK_LENGTH, BLOCK_START, COUNT, GUIDE_SHIFT, SPAN, THRESHOLDS, geometric_table, refill, refill_from
 from .keys import replicate_key, root_key
-from .philox import philox4x32_10
 from .parallel import run_replicates
+from .philox import philox4x32_10
 
 __all__ = ["STREAM_VERSION", "RowPlan", "row_plan", "fill_row", "index_matrix"]
 
@@ -51,8 +49,15 @@ class RowPlan:
         return new_scratch(self.n, self.block_length)
 
     def arguments(self):
-        return (self.layout, self.n, self.block_length, np.uint64(self.start_count), self.start_scale,
-                self.wrap, self.table)
+        return (
+            self.layout,
+            self.n,
+            self.block_length,
+            np.uint64(self.start_count),
+            self.start_scale,
+            self.wrap,
+            self.table,
+        )
 
 
 def row_plan(method, n):
@@ -84,9 +89,15 @@ def new_scratch(n, block_length):
     and 1 of ``states``: position in buffer, next Philox block), an index row, n floats,
     and the starts and lengths of up to n blocks (or of a buffer's words, when more)."""
     words = stream_words(n, block_length)
-    return (np.empty(words, dtype=np.uint64), np.empty(2 * words, dtype=np.uint64), np.zeros((2, 2), dtype=np.int64),
-            np.empty(n, dtype=np.int32), np.empty(n, dtype=np.float64),
-            np.empty(max(n, words), dtype=np.int64), np.empty(max(n, words), dtype=np.int64))
+    return (
+        np.empty(words, dtype=np.uint64),
+        np.empty(2 * words, dtype=np.uint64),
+        np.zeros((2, 2), dtype=np.int64),
+        np.empty(n, dtype=np.int32),
+        np.empty(n, dtype=np.float64),
+        np.empty(max(n, words), dtype=np.int64),
+        np.empty(max(n, words), dtype=np.int64),
+    )
 
 
 @njit(cache=True, inline="always")
@@ -179,8 +190,9 @@ def _fixed_blocks(n, block_length, start_count, start_scale, k0, k1, starts_buff
 
 
 @njit(cache=True, inline="always")
-def stationary_chunk(n, filled, limit, start_count, table, k0, k1, starts_buffer, lengths_buffer, states, starts,
-                     lengths):
+def stationary_chunk(
+    n, filled, limit, start_count, table, k0, k1, starts_buffer, lengths_buffer, states, starts, lengths
+):
     """The next stationary blocks of a replicate, from ``filled`` positions covered on:
     at most ``limit`` of them into starts[:m] and lengths[:m] (the last one cut at n);
     return (m, positions covered). ``states`` holds the two streams' cursors
@@ -259,14 +271,28 @@ def fixed_chunk(n, filled, block_length, start_count, start_scale, k0, k1, words
 
 
 @njit(cache=True)
-def row_blocks(layout, n, block_length, start_count, start_scale, table, k0, k1,
-               starts_buffer, lengths_buffer, states, starts, lengths):
+def row_blocks(
+    layout,
+    n,
+    block_length,
+    start_count,
+    start_scale,
+    table,
+    k0,
+    k1,
+    starts_buffer,
+    lengths_buffer,
+    states,
+    starts,
+    lengths,
+):
     """Fill starts[:m] and lengths[:m] with the m blocks of a replicate's row (layouts
     other than IID_ROWS; lengths already cut so they sum to n); return m."""
     reset_streams(starts_buffer, lengths_buffer, states)
     if layout == STATIONARY_ROWS:
-        return stationary_chunk(n, 0, n, start_count, table, k0, k1, starts_buffer, lengths_buffer, states, starts,
-                                lengths)[0]
+        return stationary_chunk(
+            n, 0, n, start_count, table, k0, k1, starts_buffer, lengths_buffer, states, starts, lengths
+        )[0]
     return _fixed_blocks(n, block_length, start_count, start_scale, k0, k1, starts_buffer, states[0], starts, lengths)
 
 
@@ -279,8 +305,21 @@ def fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0,
     if layout == IID_ROWS:
         iid_row(n, start_count, k0, k1, row, starts_buffer, states[0], BLOCK_START)
         return
-    blocks = row_blocks(layout, n, block_length, start_count, start_scale, table, k0, k1,
-                        starts_buffer, lengths_buffer, states, starts, lengths)
+    blocks = row_blocks(
+        layout,
+        n,
+        block_length,
+        start_count,
+        start_scale,
+        table,
+        k0,
+        k1,
+        starts_buffer,
+        lengths_buffer,
+        states,
+        starts,
+        lengths,
+    )
     filled = 0
     for i in range(blocks):
         position = starts[i]
@@ -293,8 +332,9 @@ def fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0,
 
 
 @njit(cache=True, nogil=True)
-def _index_task(begin, end, scratch, layout, n, block_length, start_count, start_scale, wrap, table, root_lo, root_hi,
-                first, out):
+def _index_task(
+    begin, end, scratch, layout, n, block_length, start_count, start_scale, wrap, table, root_lo, root_hi, first, out
+):
     for r in range(begin, end):
         k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
         fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, out[r], scratch)
@@ -305,5 +345,7 @@ def index_matrix(method, n, seed, n_bootstraps, first=0):
     out = np.empty((n_bootstraps - first, n), dtype=np.int32)
     root_lo, root_hi = root_key(seed)
     plan = row_plan(method, n)
-    run_replicates(_index_task, out.shape[0], 2 * out.size, plan.scratch, *plan.arguments(), root_lo, root_hi, first, out)
+    run_replicates(
+        _index_task, out.shape[0], 2 * out.size, plan.scratch, *plan.arguments(), root_lo, root_hi, first, out
+    )
     return out

@@ -27,12 +27,24 @@ import math
 from statistics import NormalDist
 
 import numpy as np
+from bootmark.reference.intervals import (
+    CALIBRATED,
+    INTERVAL_KINDS,
+    STUDENTIZED,
+    check_companion,
+    check_kind,
+    constant_series_error,
+)
 
-from bootmark.reference.intervals import (CALIBRATED, INTERVAL_KINDS, STUDENTIZED, check_companion, check_kind,
-                                          constant_series_error)
-
-__all__ = ["INTERVAL_KINDS", "bootstrap_standard_error", "calibrated_levels", "check_kind", "interval",
-           "studentized_bounds", "tail_levels"]
+__all__ = [
+    "INTERVAL_KINDS",
+    "bootstrap_standard_error",
+    "calibrated_levels",
+    "check_kind",
+    "interval",
+    "studentized_bounds",
+    "tail_levels",
+]
 
 
 def calibrated_levels(calibration, alpha):

@@ -47,26 +47,56 @@ any thread count and chunking, and the first B' replicates of a run equal a run 
 import math
 
 import numpy as np
-from numba import njit
-
-from bootmark.reference.models import (FIT_EXPLOSIVE, FIT_OK, FIT_SINGULAR, FIXED, GAUSSIAN_TOLERANCE, MAMMEN_HIGH,
-                                      MAMMEN_LOW, MAMMEN_THRESHOLD, SINGULAR_TOLERANCE, TWO_PI, ModelArithmetic,
-                                      design_of, resolve_model)
+from bootmark.reference.models import (
+    FIT_EXPLOSIVE,
+    FIT_OK,
+    FIT_SINGULAR,
+    FIXED,
+    GAUSSIAN_TOLERANCE,
+    MAMMEN_HIGH,
+    MAMMEN_LOW,
+    MAMMEN_THRESHOLD,
+    SINGULAR_TOLERANCE,
+    TWO_PI,
+    ModelArithmetic,
+    design_of,
+    resolve_model,
+)
 from bootmark.reference.specs import IID, WILD_DISTRIBUTIONS, Wild
+from numba import njit
 
 from .blocklength import estimate_block_length
 from .data import Series
-from .draws import (BLOCK_WILD_OFFSET, FIXED_BLOCK_WILD_OFFSET, FIXED_RESIDUAL_INDEX, FIXED_WILD_MULTIPLIER,
-                    RESIDUAL_INDEX, WILD_MULTIPLIER, bounded, refill_from)
+from .draws import (
+    BLOCK_WILD_OFFSET,
+    FIXED_BLOCK_WILD_OFFSET,
+    FIXED_RESIDUAL_INDEX,
+    FIXED_WILD_MULTIPLIER,
+    RESIDUAL_INDEX,
+    WILD_MULTIPLIER,
+    bounded,
+    refill_from,
+)
 from .indices import iid_row, stream_words
 from .keys import replicate_key, root_key
 from .parallel import run_replicates
 from .reduce import MEAN, STD, VAR, _two_sum, accurate_sum, reduce_column
 
-__all__ = ["GAUSSIAN_TOLERANCE", "GAUSSIAN_PATH_BOUND", "REFIT_BOUND", "resolve", "paths", "refits", "statistics",
-           "multipliers", "residual_indices", "block_offset", "synthetic_errors"]
+__all__ = [
+    "GAUSSIAN_TOLERANCE",
+    "GAUSSIAN_PATH_BOUND",
+    "REFIT_BOUND",
+    "resolve",
+    "paths",
+    "refits",
+    "statistics",
+    "multipliers",
+    "residual_indices",
+    "block_offset",
+    "synthetic_errors",
+]
 
-GAUSSIAN_PATH_BOUND = 2.0 ** -40  # relative to 1 + max |x* - m|: rebuilt Gaussian series, engine vs reference
+GAUSSIAN_PATH_BOUND = 2.0**-40  # relative to 1 + max |x* - m|: rebuilt Gaussian series, engine vs reference
 REFIT_BOUND = 1e-10  # relative to max(1, max |coefficient|): refit coefficients, engine vs reference
 IID_ERRORS, WILD_ERRORS, BLOCK_WILD_ERRORS = 0, 1, 2
 REFIT_BLOCK = 32  # plain additions per block of an AR(1) refit's sums (refit_ar1_centred)
@@ -149,11 +179,11 @@ def normal_equations(w, order, start):
     a[0, 0] = float(n - start)
     b[0] = _fsum(w[start:])
     for k in range(1, size):
-        lagged = w[start - k:n - k]
+        lagged = w[start - k : n - k]
         a[0, k] = a[k, 0] = _fsum(lagged)
         b[k] = _fsum(w[start:] * lagged)
         for j in range(1, k + 1):
-            a[j, k] = a[k, j] = _fsum(w[start - j:n - j] * lagged)
+            a[j, k] = a[k, j] = _fsum(w[start - j : n - j] * lagged)
     return a, b
 
 
@@ -170,7 +200,7 @@ def fitted_values(w, beta, start):
     n = w.shape[0]
     fitted = np.full(n - start, beta[0])
     for k in range(len(beta) - 1, 0, -1):
-        fitted = fitted + beta[k] * w[start - k:n - k]
+        fitted = fitted + beta[k] * w[start - k : n - k]
     return fitted
 
 
@@ -187,9 +217,16 @@ def _residual_block_length(residuals):
     return estimate_block_length(Series(np.ascontiguousarray(residuals).reshape(-1, 1), True)).circular_length
 
 
-ARITHMETIC = ModelArithmetic(lambda series: _centre(series.values[:, 0]), normal_equations, solve,
-                             fitted_residuals, lambda r: _fsum(r * r), lambda r: _centre(r)[1], _stationary,
-                             _residual_block_length)
+ARITHMETIC = ModelArithmetic(
+    lambda series: _centre(series.values[:, 0]),
+    normal_equations,
+    solve,
+    fitted_residuals,
+    lambda r: _fsum(r * r),
+    lambda r: _centre(r)[1],
+    _stationary,
+    _residual_block_length,
+)
 
 
 def resolve(method, series):
@@ -226,7 +263,7 @@ def fill_multipliers(distribution, count, k0, k1, words, out, purpose):
         needed = count
     else:
         needed = 4 * ((count + 1) // 2)
-    refill_from(words[:4 * ((needed + 3) // 4)], _FIRST_BLOCK, k0, k1, purpose)
+    refill_from(words[: 4 * ((needed + 3) // 4)], _FIRST_BLOCK, k0, k1, purpose)
     if distribution == RADEMACHER:
         _rademacher(words, count, out)
     elif distribution == MAMMEN:
@@ -262,20 +299,37 @@ def fill_errors(innovation, distribution, block_length, iid_words, residuals, fi
     if innovation == IID_ERRORS:
         state[0] = iid_words
         state[1] = 0
-        iid_row(count, np.uint64(count), k0, k1, index_row, words[:iid_words], state,
-                FIXED_RESIDUAL_INDEX if fixed else RESIDUAL_INDEX)
+        iid_row(
+            count,
+            np.uint64(count),
+            k0,
+            k1,
+            index_row,
+            words[:iid_words],
+            state,
+            FIXED_RESIDUAL_INDEX if fixed else RESIDUAL_INDEX,
+        )
         for j in range(count):
             errors[j] = residuals[index_row[j]]
     elif innovation == WILD_ERRORS:
-        fill_multipliers(distribution, count, k0, k1, words, values,
-                         FIXED_WILD_MULTIPLIER if fixed else WILD_MULTIPLIER)
+        fill_multipliers(
+            distribution, count, k0, k1, words, values, FIXED_WILD_MULTIPLIER if fixed else WILD_MULTIPLIER
+        )
         for j in range(count):
             errors[j] = values[j] * residuals[j]
     else:
-        offset = draw_block_offset(block_length, k0, k1, small, state,
-                                   FIXED_BLOCK_WILD_OFFSET if fixed else BLOCK_WILD_OFFSET)
-        fill_multipliers(distribution, (count - 1 + offset) // block_length + 1, k0, k1, words, values,
-                         FIXED_WILD_MULTIPLIER if fixed else WILD_MULTIPLIER)
+        offset = draw_block_offset(
+            block_length, k0, k1, small, state, FIXED_BLOCK_WILD_OFFSET if fixed else BLOCK_WILD_OFFSET
+        )
+        fill_multipliers(
+            distribution,
+            (count - 1 + offset) // block_length + 1,
+            k0,
+            k1,
+            words,
+            values,
+            FIXED_WILD_MULTIPLIER if fixed else WILD_MULTIPLIER,
+        )
         for j in range(count):
             errors[j] = values[(j + offset) // block_length] * residuals[j]
 
@@ -316,8 +370,25 @@ def rebuild_fixed(order, mean, fitted, x, errors, y, out):
 
 
 @njit(cache=True)
-def replicate_series(innovation, distribution, block_length, iid_words, order, mean, intercept, phi, residuals, x,
-                     fixed, fitted, w, design_a, k0, k1, scratch):
+def replicate_series(
+    innovation,
+    distribution,
+    block_length,
+    iid_words,
+    order,
+    mean,
+    intercept,
+    phi,
+    residuals,
+    x,
+    fixed,
+    fitted,
+    w,
+    design_a,
+    k0,
+    k1,
+    scratch,
+):
     """Replicate (k0, k1)'s x* in scratch (returned), by the design's rebuild."""
     fill_errors(innovation, distribution, block_length, iid_words, residuals, fixed, k0, k1, scratch)
     series = scratch[7]
@@ -336,7 +407,7 @@ def _normal_sums(w, order, products, a, b):
     a[0, 0] = np.float64(count)
     b[0] = accurate_sum(w[order:], count)
     for k in range(1, size):
-        a[0, k] = accurate_sum(w[order - k:n - k], count)
+        a[0, k] = accurate_sum(w[order - k : n - k], count)
         a[k, 0] = a[0, k]
         for t in range(count):
             products[t] = w[order + t] * w[order + t - k]
@@ -369,24 +440,102 @@ def refit_series(series, order, scratch, out):
 
 
 @njit(cache=True, nogil=True)
-def _paths_task(begin, end, scratch, innovation, distribution, block_length, iid_words, order, mean, intercept, phi,
-                residuals, x, fixed, fitted, w, design_a, root_lo, root_hi, first, out):
+def _paths_task(
+    begin,
+    end,
+    scratch,
+    innovation,
+    distribution,
+    block_length,
+    iid_words,
+    order,
+    mean,
+    intercept,
+    phi,
+    residuals,
+    x,
+    fixed,
+    fitted,
+    w,
+    design_a,
+    root_lo,
+    root_hi,
+    first,
+    out,
+):
     for r in range(begin, end):
         k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
-        series = replicate_series(innovation, distribution, block_length, iid_words, order, mean, intercept, phi,
-                                  residuals, x, fixed, fitted, w, design_a, k0, k1, scratch)
+        series = replicate_series(
+            innovation,
+            distribution,
+            block_length,
+            iid_words,
+            order,
+            mean,
+            intercept,
+            phi,
+            residuals,
+            x,
+            fixed,
+            fitted,
+            w,
+            design_a,
+            k0,
+            k1,
+            scratch,
+        )
         target = out[r]
         for t in range(series.shape[0]):
             target[t] = series[t]
 
 
 @njit(cache=True, nogil=True)
-def _statistics_task(begin, end, scratch, innovation, distribution, block_length, iid_words, order, mean, intercept,
-                     phi, residuals, x, fixed, fitted, w, design_a, root_lo, root_hi, first, kind, levels, out):
+def _statistics_task(
+    begin,
+    end,
+    scratch,
+    innovation,
+    distribution,
+    block_length,
+    iid_words,
+    order,
+    mean,
+    intercept,
+    phi,
+    residuals,
+    x,
+    fixed,
+    fitted,
+    w,
+    design_a,
+    root_lo,
+    root_hi,
+    first,
+    kind,
+    levels,
+    out,
+):
     for r in range(begin, end):
         k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
-        series = replicate_series(innovation, distribution, block_length, iid_words, order, mean, intercept, phi,
-                                  residuals, x, fixed, fitted, w, design_a, k0, k1, scratch)
+        series = replicate_series(
+            innovation,
+            distribution,
+            block_length,
+            iid_words,
+            order,
+            mean,
+            intercept,
+            phi,
+            residuals,
+            x,
+            fixed,
+            fitted,
+            w,
+            design_a,
+            k0,
+            k1,
+            scratch,
+        )
         reduce_column(kind, levels, series, out[r], 0)  # overwrites the series: it is rebuilt next time
 
 
@@ -456,12 +605,51 @@ def refit_fixed(series, w, order, design_a, mean, scratch, out):
 
 
 @njit(cache=True, nogil=True)
-def _refits_task(begin, end, scratch, innovation, distribution, block_length, iid_words, order, mean, intercept, phi,
-                 residuals, x, fixed, fitted, w, design_a, root_lo, root_hi, first, out, status):
+def _refits_task(
+    begin,
+    end,
+    scratch,
+    innovation,
+    distribution,
+    block_length,
+    iid_words,
+    order,
+    mean,
+    intercept,
+    phi,
+    residuals,
+    x,
+    fixed,
+    fitted,
+    w,
+    design_a,
+    root_lo,
+    root_hi,
+    first,
+    out,
+    status,
+):
     for r in range(begin, end):
         k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
-        series = replicate_series(innovation, distribution, block_length, iid_words, order, mean, intercept, phi,
-                                  residuals, x, fixed, fitted, w, design_a, k0, k1, scratch)
+        series = replicate_series(
+            innovation,
+            distribution,
+            block_length,
+            iid_words,
+            order,
+            mean,
+            intercept,
+            phi,
+            residuals,
+            x,
+            fixed,
+            fitted,
+            w,
+            design_a,
+            k0,
+            k1,
+            scratch,
+        )
         if fixed:
             status[r] = refit_fixed(series, w, order, design_a, mean, scratch, out[r])
         elif order == 1:
@@ -477,13 +665,32 @@ def _refits_task(begin, end, scratch, innovation, distribution, block_length, ii
 class ModelPlan:
     """The kernel arguments of a resolved model and the data ``x`` (float64, n)."""
 
-    __slots__ = ("innovation", "distribution", "block_length", "iid_words", "order", "mean", "intercept", "phi",
-                 "residuals", "x", "fixed", "fitted", "w", "design_a")
+    __slots__ = (
+        "innovation",
+        "distribution",
+        "block_length",
+        "iid_words",
+        "order",
+        "mean",
+        "intercept",
+        "phi",
+        "residuals",
+        "x",
+        "fixed",
+        "fitted",
+        "w",
+        "design_a",
+    )
 
     def __init__(self, model, x):
         innovation = model.method.innovation
-        self.innovation = IID_ERRORS if isinstance(innovation, IID) else \
-            WILD_ERRORS if isinstance(innovation, Wild) else BLOCK_WILD_ERRORS
+        self.innovation = (
+            IID_ERRORS
+            if isinstance(innovation, IID)
+            else WILD_ERRORS
+            if isinstance(innovation, Wild)
+            else BLOCK_WILD_ERRORS
+        )
         self.distribution = WILD_DISTRIBUTIONS.index(getattr(innovation, "distribution", "rademacher"))
         self.block_length = np.int64(getattr(innovation, "block_length", 1))
         self.residuals = np.ascontiguousarray(model.residuals, dtype=np.float64)
@@ -504,8 +711,22 @@ class ModelPlan:
             self.design_a = normal_equations(self.w, self.order, self.order)[0]
 
     def arguments(self):
-        return (self.innovation, self.distribution, self.block_length, self.iid_words, self.order, self.mean,
-                self.intercept, self.phi, self.residuals, self.x, self.fixed, self.fitted, self.w, self.design_a)
+        return (
+            self.innovation,
+            self.distribution,
+            self.block_length,
+            self.iid_words,
+            self.order,
+            self.mean,
+            self.intercept,
+            self.phi,
+            self.residuals,
+            self.x,
+            self.fixed,
+            self.fitted,
+            self.w,
+            self.design_a,
+        )
 
     def scratch(self):
         """One thread's work space: words, offset words and cursor, index row,
@@ -513,10 +734,25 @@ class ModelPlan:
         elimination copies, beta and the stationarity work array."""
         n, count, size = self.x.shape[0], self.residuals.shape[0], self.order + 1
         words = max(int(self.iid_words), 4 * ((count + 1) // 2) + 4)
-        return (np.empty(words, dtype=np.uint64), np.empty(4, dtype=np.uint64), np.zeros(2, dtype=np.int64),
-                np.empty(count, dtype=np.int32), np.empty(count + 1), np.empty(count), np.empty(n), np.empty(n),
-                np.empty(n), np.empty(n), np.empty((size, size)), np.empty(size), np.empty((size, size)),
-                np.empty(size), np.empty(size), np.empty(size), np.empty(max(self.order, 1)))
+        return (
+            np.empty(words, dtype=np.uint64),
+            np.empty(4, dtype=np.uint64),
+            np.zeros(2, dtype=np.int64),
+            np.empty(count, dtype=np.int32),
+            np.empty(count + 1),
+            np.empty(count),
+            np.empty(n),
+            np.empty(n),
+            np.empty(n),
+            np.empty(n),
+            np.empty((size, size)),
+            np.empty(size),
+            np.empty((size, size)),
+            np.empty(size),
+            np.empty(size),
+            np.empty(size),
+            np.empty(max(self.order, 1)),
+        )
 
     def nanoseconds(self, replicates, per_value):
         """A rough single-thread estimate (it only picks the schedule): draws and recursion
@@ -532,8 +768,17 @@ def paths(model, x, seed, n_bootstraps, first=0, dtype=np.float64):
     plan = ModelPlan(model, x)
     out = np.empty((n_bootstraps - first, plan.x.shape[0]), dtype=dtype)
     root = root_key(seed)
-    run_replicates(_paths_task, out.shape[0], plan.nanoseconds(out.shape[0], 1), plan.scratch, *plan.arguments(),
-                   root[0], root[1], first, out)
+    run_replicates(
+        _paths_task,
+        out.shape[0],
+        plan.nanoseconds(out.shape[0], 1),
+        plan.scratch,
+        *plan.arguments(),
+        root[0],
+        root[1],
+        first,
+        out,
+    )
     return out
 
 
@@ -543,8 +788,19 @@ def statistics(model, x, seed, n_bootstraps, kind, levels, width):
     out = np.empty((n_bootstraps, width))
     root = root_key(seed)
     per_value = 2 if kind in (MEAN, VAR, STD) else 20  # ns per value; order statistics sort
-    run_replicates(_statistics_task, n_bootstraps, plan.nanoseconds(n_bootstraps, per_value), plan.scratch,
-                   *plan.arguments(), root[0], root[1], 0, kind, np.asarray(levels, dtype=np.float64), out)
+    run_replicates(
+        _statistics_task,
+        n_bootstraps,
+        plan.nanoseconds(n_bootstraps, per_value),
+        plan.scratch,
+        *plan.arguments(),
+        root[0],
+        root[1],
+        0,
+        kind,
+        np.asarray(levels, dtype=np.float64),
+        out,
+    )
     return out
 
 
@@ -556,8 +812,18 @@ def refits(model, x, seed, n_bootstraps):
     status = np.zeros(n_bootstraps, dtype=np.int8)
     root = root_key(seed)
     per_value = 2 + (plan.order + 1) * (plan.order + 2)  # ns a value: the normal equations' passes
-    run_replicates(_refits_task, n_bootstraps, plan.nanoseconds(n_bootstraps, per_value), plan.scratch,
-                   *plan.arguments(), root[0], root[1], 0, out, status)
+    run_replicates(
+        _refits_task,
+        n_bootstraps,
+        plan.nanoseconds(n_bootstraps, per_value),
+        plan.scratch,
+        *plan.arguments(),
+        root[0],
+        root[1],
+        0,
+        out,
+        status,
+    )
     return out, status
 
 
@@ -577,8 +843,15 @@ def multipliers(distribution, count, seed, replicate, fixed=False):
     out = np.empty(count)
     k0, k1 = _key(seed, replicate)
     words = np.empty(4 * ((count + 1) // 2) + 4, np.uint64)
-    fill_multipliers(WILD_DISTRIBUTIONS.index(distribution), count, k0, k1, words, out,
-                     FIXED_WILD_MULTIPLIER if fixed else WILD_MULTIPLIER)
+    fill_multipliers(
+        WILD_DISTRIBUTIONS.index(distribution),
+        count,
+        k0,
+        k1,
+        words,
+        out,
+        FIXED_WILD_MULTIPLIER if fixed else WILD_MULTIPLIER,
+    )
     return out
 
 
@@ -587,8 +860,9 @@ def residual_indices(count, seed, replicate, fixed=False):
     words = stream_words(count, 1)
     row, state = np.empty(count, dtype=np.int32), np.array([words, 0], dtype=np.int64)
     k0, k1 = _key(seed, replicate)
-    _iid_indices(count, k0, k1, row, np.empty(words, dtype=np.uint64), state,
-                 FIXED_RESIDUAL_INDEX if fixed else RESIDUAL_INDEX)
+    _iid_indices(
+        count, k0, k1, row, np.empty(words, dtype=np.uint64), state, FIXED_RESIDUAL_INDEX if fixed else RESIDUAL_INDEX
+    )
     return row
 
 
@@ -600,8 +874,16 @@ def _iid_indices(count, k0, k1, row, words, state, purpose):
 def block_offset(block_length, seed, replicate, fixed=False):
     """The block-wild phase of replicate ``replicate``."""
     k0, k1 = _key(seed, replicate)
-    return int(draw_block_offset(block_length, k0, k1, np.empty(4, dtype=np.uint64), np.zeros(2, dtype=np.int64),
-                                 FIXED_BLOCK_WILD_OFFSET if fixed else BLOCK_WILD_OFFSET))
+    return int(
+        draw_block_offset(
+            block_length,
+            k0,
+            k1,
+            np.empty(4, dtype=np.uint64),
+            np.zeros(2, dtype=np.int64),
+            FIXED_BLOCK_WILD_OFFSET if fixed else BLOCK_WILD_OFFSET,
+        )
+    )
 
 
 def synthetic_errors(model, x, seed, replicate):
@@ -609,6 +891,15 @@ def synthetic_errors(model, x, seed, replicate):
     plan = ModelPlan(model, x)
     scratch = plan.scratch()
     k0, k1 = _key(seed, replicate)
-    fill_errors(plan.innovation, plan.distribution, plan.block_length, plan.iid_words, plan.residuals, plan.fixed, k0,
-                k1, scratch)
+    fill_errors(
+        plan.innovation,
+        plan.distribution,
+        plan.block_length,
+        plan.iid_words,
+        plan.residuals,
+        plan.fixed,
+        k0,
+        k1,
+        scratch,
+    )
     return scratch[5].copy()

@@ -25,6 +25,10 @@ def philox4x32_10(c0, c1, c2, c3, k0, k1):
             k1 = (k1 + PHILOX_W1) & MASK32
         product0 = PHILOX_M0 * c0
         product1 = PHILOX_M1 * c2
-        c0, c1, c2, c3 = ((product1 >> SHIFT32) ^ c1 ^ k0, product1 & MASK32,
-                          (product0 >> SHIFT32) ^ c3 ^ k1, product0 & MASK32)
+        c0, c1, c2, c3 = (
+            (product1 >> SHIFT32) ^ c1 ^ k0,
+            product1 & MASK32,
+            (product0 >> SHIFT32) ^ c3 ^ k1,
+            product0 & MASK32,
+        )
     return c0, c1, c2, c3

@@ -47,10 +47,20 @@ import numpy as np
 from numba import njit
 
 from .draws import BLOCK_START, refill_from
-from .indices import (CHUNK_WORDS, IID_ROWS, STATIONARY_ROWS, compact_words, fill_row, fixed_chunk, map_words,
-                      reset_streams, row_blocks, stationary_chunk)
-from .parallel import run_replicates
+from .indices import (
+    CHUNK_WORDS,
+    IID_ROWS,
+    STATIONARY_ROWS,
+    compact_words,
+    fill_row,
+    fixed_chunk,
+    map_words,
+    reset_streams,
+    row_blocks,
+    stationary_chunk,
+)
 from .keys import inner_root_key, replicate_key
+from .parallel import run_replicates
 
 MEAN, VAR, STD, MEDIAN, QUANTILES = 0, 1, 2, 3, 4
 KIND_CODES = {"mean": MEAN, "var": VAR, "std": STD, "median": MEDIAN, "quantile": QUANTILES}
@@ -205,8 +215,27 @@ def reduce_column(kind, levels, gathered, out, offset):
 
 
 @njit(cache=True, nogil=True)
-def _gather_reduce_task(begin, end, scratch, layout, n, block_length, start_count, start_scale, wrap, table,
-                        root_lo, root_hi, first, columns, weights, centres, kind, levels, out):
+def _gather_reduce_task(
+    begin,
+    end,
+    scratch,
+    layout,
+    n,
+    block_length,
+    start_count,
+    start_scale,
+    wrap,
+    table,
+    root_lo,
+    root_hi,
+    first,
+    columns,
+    weights,
+    centres,
+    kind,
+    levels,
+    out,
+):
     d = columns.shape[0]
     tapered = weights.shape[0] > 0
     row, gathered = scratch[3], scratch[4]
@@ -214,8 +243,7 @@ def _gather_reduce_task(begin, end, scratch, layout, n, block_length, start_coun
     for r in range(begin, end):
         k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
         if streamed:
-            out[r, 0] = _iid_mean_streamed(columns[0], n, k0, k1, scratch[0][:CHUNK_WORDS],
-                                           row[:CHUNK_WORDS + 16]) / n
+            out[r, 0] = _iid_mean_streamed(columns[0], n, k0, k1, scratch[0][:CHUNK_WORDS], row[: CHUNK_WORDS + 16]) / n
             continue
         fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, row, scratch)
         offset = 0
@@ -239,14 +267,44 @@ def gather_reduce(plan, root, first, columns, weights, centres, kind, levels, ou
     """Fill ``out`` (rows first .. first + len(out) - 1) with the fused gather kernel:
     ``columns`` is (d, n), ``weights`` the taper weights (empty when untapered)."""
     per_value = 2 if kind in (MEAN, VAR, STD, FIXED_B_SE) else 20  # ns; order statistics sort
-    run_replicates(_gather_reduce_task, out.shape[0], out.shape[0] * plan.n * columns.shape[0] * per_value,
-                   plan.scratch, *plan.arguments(), root[0], root[1],
-                   first, columns, weights, centres, kind, levels, out)
+    run_replicates(
+        _gather_reduce_task,
+        out.shape[0],
+        out.shape[0] * plan.n * columns.shape[0] * per_value,
+        plan.scratch,
+        *plan.arguments(),
+        root[0],
+        root[1],
+        first,
+        columns,
+        weights,
+        centres,
+        kind,
+        levels,
+        out,
+    )
 
 
 @njit(cache=True, nogil=True)
-def _materialize_task(begin, end, scratch, layout, n, block_length, start_count, start_scale, wrap, table,
-                      root_lo, root_hi, first, data, weights, centres, out):
+def _materialize_task(
+    begin,
+    end,
+    scratch,
+    layout,
+    n,
+    block_length,
+    start_count,
+    start_scale,
+    wrap,
+    table,
+    root_lo,
+    root_hi,
+    first,
+    data,
+    weights,
+    centres,
+    out,
+):
     d = data.shape[1]
     tapered = weights.shape[0] > 0
     row = scratch[3]
@@ -264,8 +322,23 @@ def _materialize_task(begin, end, scratch, layout, n, block_length, start_count,
 
 
 @njit(cache=True, nogil=True)
-def _materialize_column_task(begin, end, scratch, layout, n, block_length, start_count, start_scale, wrap, table,
-                             root_lo, root_hi, first, column, out):
+def _materialize_column_task(
+    begin,
+    end,
+    scratch,
+    layout,
+    n,
+    block_length,
+    start_count,
+    start_scale,
+    wrap,
+    table,
+    root_lo,
+    root_hi,
+    first,
+    column,
+    out,
+):
     # One untapered series into (R, n): i.i.d. rows are a flat gather; block rows copy
     # each block whole (two runs where it wraps), never building the index row.
     row = scratch[3]
@@ -278,8 +351,21 @@ def _materialize_column_task(begin, end, scratch, layout, n, block_length, start
             for i in range(n):
                 target[i] = column[row[i]]
             continue
-        blocks = row_blocks(layout, n, block_length, start_count, start_scale, table, k0, k1,
-                            starts_buffer, lengths_buffer, states, starts, lengths)
+        blocks = row_blocks(
+            layout,
+            n,
+            block_length,
+            start_count,
+            start_scale,
+            table,
+            k0,
+            k1,
+            starts_buffer,
+            lengths_buffer,
+            states,
+            starts,
+            lengths,
+        )
         filled = 0
         for b in range(blocks):
             start, length = starts[b], lengths[b]
@@ -296,11 +382,33 @@ def materialize(plan, root, first, data, weights, centres, out):
     first .. first + R - 1 of the (n, d) ``data``."""
     if data.shape[1] == 1 and weights.shape[0] == 0:
         column = np.ascontiguousarray(data[:, 0])
-        run_replicates(_materialize_column_task, out.shape[0], out.size, plan.scratch, *plan.arguments(), root[0],
-                       root[1], first, column, out.reshape(out.shape[0], out.shape[1]))
+        run_replicates(
+            _materialize_column_task,
+            out.shape[0],
+            out.size,
+            plan.scratch,
+            *plan.arguments(),
+            root[0],
+            root[1],
+            first,
+            column,
+            out.reshape(out.shape[0], out.shape[1]),
+        )
         return
-    run_replicates(_materialize_task, out.shape[0], 2 * out.size, plan.scratch, *plan.arguments(), root[0], root[1],
-                   first, data, weights, centres, out)
+    run_replicates(
+        _materialize_task,
+        out.shape[0],
+        2 * out.size,
+        plan.scratch,
+        *plan.arguments(),
+        root[0],
+        root[1],
+        first,
+        data,
+        weights,
+        centres,
+        out,
+    )
 
 
 @njit(cache=True, inline="always")
@@ -340,15 +448,33 @@ def _block_total(prefix, c, n, wrap, starts, lengths, blocks, total):
 
 
 @njit(cache=True, nogil=True)
-def _block_mean_var_task(begin, end, scratch, layout, n, block_length, start_count, start_scale, wrap, table,
-                         root_lo, root_hi, first, sums_prefix, squares_prefix, means, kind, out):
+def _block_mean_var_task(
+    begin,
+    end,
+    scratch,
+    layout,
+    n,
+    block_length,
+    start_count,
+    start_scale,
+    wrap,
+    table,
+    root_lo,
+    root_hi,
+    first,
+    sums_prefix,
+    squares_prefix,
+    means,
+    kind,
+    out,
+):
     # A replicate's blocks are drawn and summed a chunk at a time (at most CHUNK_WORDS
     # start words and their blocks), so a long row's words, starts and lengths stay in
     # cache; every column's totals add the blocks in row order, as one pass would.
     d = means.shape[0]
     starts_buffer, lengths_buffer, states, _, _, starts, lengths = scratch
     capacity = min(CHUNK_WORDS, starts_buffer.shape[0])
-    start_words, length_words = starts_buffer[:capacity], lengths_buffer[:2 * capacity]
+    start_words, length_words = starts_buffer[:capacity], lengths_buffer[: 2 * capacity]
     limit = min(capacity, n)
     sums, squares = np.empty(d), np.empty(d)
     for r in range(begin, end):
@@ -358,11 +484,13 @@ def _block_mean_var_task(begin, end, scratch, layout, n, block_length, start_cou
         filled = 0
         while filled < n:
             if layout == STATIONARY_ROWS:
-                blocks, filled = stationary_chunk(n, filled, limit, start_count, table, k0, k1, start_words,
-                                                  length_words, states, starts, lengths)
+                blocks, filled = stationary_chunk(
+                    n, filled, limit, start_count, table, k0, k1, start_words, length_words, states, starts, lengths
+                )
             else:
-                blocks, filled = fixed_chunk(n, filled, block_length, start_count, start_scale, k0, k1, start_words,
-                                             states, starts, lengths)
+                blocks, filled = fixed_chunk(
+                    n, filled, block_length, start_count, start_scale, k0, k1, start_words, states, starts, lengths
+                )
             for c in range(d):
                 sums[c] = _block_total(sums_prefix, c, n, wrap, starts, lengths, blocks, sums[c])
             if kind != MEAN:
@@ -395,9 +523,21 @@ def block_mean_var(plan, root, first, columns, kind, out):
         squares_prefix = np.array([rounded_prefix(np.ascontiguousarray(c * c)) for c in centred])
     blocks = -(-plan.n // plan.block_length)
     per_block = 15 if plan.layout == STATIONARY_ROWS else 6  # ns, with the geometric length draw or without
-    run_replicates(_block_mean_var_task, out.shape[0], out.shape[0] * (blocks * columns.shape[0] * per_block + 60),
-                   plan.scratch, *plan.arguments(), root[0], root[1],
-                   first, sums_prefix, squares_prefix, means, kind, out)
+    run_replicates(
+        _block_mean_var_task,
+        out.shape[0],
+        out.shape[0] * (blocks * columns.shape[0] * per_block + 60),
+        plan.scratch,
+        *plan.arguments(),
+        root[0],
+        root[1],
+        first,
+        sums_prefix,
+        squares_prefix,
+        means,
+        kind,
+        out,
+    )
 
 
 @njit(cache=True, inline="always")
@@ -441,8 +581,29 @@ def _count_around(inner, points, less, equal):
 
 
 @njit(cache=True, nogil=True)
-def _calibration_task(begin, end, workspace, layout, n, block_length, start_count, start_scale, wrap, table,
-                      root_lo, root_hi, columns, weights, centres, kind, levels, block_algebra, points, less, equal):
+def _calibration_task(
+    begin,
+    end,
+    workspace,
+    layout,
+    n,
+    block_length,
+    start_count,
+    start_scale,
+    wrap,
+    table,
+    root_lo,
+    root_hi,
+    columns,
+    weights,
+    centres,
+    kind,
+    levels,
+    block_algebra,
+    points,
+    less,
+    equal,
+):
     scratch, sample, inner_centres, centred, sums_prefix, squares_prefix, inner = workspace
     row = scratch[3]
     inner_count = inner.shape[0]
@@ -455,19 +616,57 @@ def _calibration_task(begin, end, workspace, layout, n, block_length, start_coun
         # The inner draws reuse ``scratch`` (and its row): the outer row is no longer needed.
         if block_algebra:
             _centred_prefixes(sample, inner_centres, centred, sums_prefix, squares_prefix)
-            _block_mean_var_task(0, inner_count, scratch, layout, n, block_length, start_count, start_scale, wrap,
-                                 table, inner_lo, inner_hi, 0, sums_prefix, squares_prefix, inner_centres, kind, inner)
+            _block_mean_var_task(
+                0,
+                inner_count,
+                scratch,
+                layout,
+                n,
+                block_length,
+                start_count,
+                start_scale,
+                wrap,
+                table,
+                inner_lo,
+                inner_hi,
+                0,
+                sums_prefix,
+                squares_prefix,
+                inner_centres,
+                kind,
+                inner,
+            )
         else:
             if weights.shape[0] > 0:  # an inner taper works around x*_b's own means
                 for c in range(sample.shape[0]):
                     inner_centres[c] = accurate_sum(sample[c], n) / n
-            _gather_reduce_task(0, inner_count, scratch, layout, n, block_length, start_count, start_scale, wrap,
-                                table, inner_lo, inner_hi, 0, sample, weights, inner_centres, kind, levels, inner)
+            _gather_reduce_task(
+                0,
+                inner_count,
+                scratch,
+                layout,
+                n,
+                block_length,
+                start_count,
+                start_scale,
+                wrap,
+                table,
+                inner_lo,
+                inner_hi,
+                0,
+                sample,
+                weights,
+                inner_centres,
+                kind,
+                levels,
+                inner,
+            )
         _count_around(inner, points, less[r], equal[r])
 
 
-def calibration_counts(plan, root, columns, weights, centres, kind, levels, block_algebra, points, inner_bootstraps,
-                       n_bootstraps):
+def calibration_counts(
+    plan, root, columns, weights, centres, kind, levels, block_algebra, points, inner_bootstraps, n_bootstraps
+):
     """(less, equal), two (B, k) int64 arrays: for outer replicate b and component k, how
     many of the C = ``inner_bootstraps`` inner statistics of x*_b are below / equal to
     ``points[k]`` (theta). ``columns`` is the (d, n) data, ``weights``/``centres`` its
@@ -480,15 +679,37 @@ def calibration_counts(plan, root, columns, weights, centres, kind, levels, bloc
     equal = np.zeros((n_bootstraps, width), dtype=np.int64)
 
     def workspace():
-        return (plan.scratch(), np.empty((d, n)), np.empty(d), np.empty(n), np.empty((d, n + 1)),
-                np.empty((d, n + 1)), np.empty((inner_bootstraps, width)))
+        return (
+            plan.scratch(),
+            np.empty((d, n)),
+            np.empty(d),
+            np.empty(n),
+            np.empty((d, n + 1)),
+            np.empty((d, n + 1)),
+            np.empty((inner_bootstraps, width)),
+        )
 
     if block_algebra:  # ns per inner replicate, as block_mean_var estimates it
         per_block = 15 if plan.layout == STATIONARY_ROWS else 6
         per_inner = -(-n // plan.block_length) * d * per_block + 60
     else:
         per_inner = n * d * (2 if kind in (MEAN, VAR, STD) else 20)
-    run_replicates(_calibration_task, n_bootstraps, n_bootstraps * (inner_bootstraps * per_inner + 8 * n * d),
-                   workspace, *plan.arguments(), root[0], root[1], columns, weights, centres, kind, levels,
-                   block_algebra, points, less, equal)
+    run_replicates(
+        _calibration_task,
+        n_bootstraps,
+        n_bootstraps * (inner_bootstraps * per_inner + 8 * n * d),
+        workspace,
+        *plan.arguments(),
+        root[0],
+        root[1],
+        columns,
+        weights,
+        centres,
+        kind,
+        levels,
+        block_algebra,
+        points,
+        less,
+        equal,
+    )
     return less, equal

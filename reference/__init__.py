@@ -7,19 +7,62 @@ statistics within stated bounds.
 
 from .api import BootstrapResult, ConfidenceInterval, ReduceResult, bootstrap, bootstrap_reduce, conf_int
 from .blocklength import BlockLengthEstimate, optimal_block_length
-from .errors import (BlockLengthWarning, BlockWildDesignWarning, BootmarkError, DataTypeError, ErrorCode,
-                     InvalidDataError, InvalidParameterError, ParameterTypeError, SkippedReplicatesWarning)
+from .errors import (
+    BlockLengthWarning,
+    BlockWildDesignWarning,
+    BootmarkError,
+    DataTypeError,
+    ErrorCode,
+    InvalidDataError,
+    InvalidParameterError,
+    ParameterTypeError,
+    SkippedReplicatesWarning,
+)
 from .indices import STREAM_VERSION
 from .models import ModelFit
-from .specs import (AR, IID, BlockWild, CircularBlock, MovingBlock, NonOverlappingBlock, ResidualBootstrap, SieveAR,
-                    StationaryBlock, TaperedBlock, Wild)
+from .specs import (
+    AR,
+    IID,
+    BlockWild,
+    CircularBlock,
+    MovingBlock,
+    NonOverlappingBlock,
+    ResidualBootstrap,
+    SieveAR,
+    StationaryBlock,
+    TaperedBlock,
+    Wild,
+)
 
 __all__ = [
-    "bootstrap", "bootstrap_reduce", "conf_int", "optimal_block_length",
-    "IID", "MovingBlock", "CircularBlock", "NonOverlappingBlock", "StationaryBlock", "TaperedBlock",
-    "ResidualBootstrap", "SieveAR", "AR", "Wild", "BlockWild",
-    "BootstrapResult", "ReduceResult", "ConfidenceInterval", "BlockLengthEstimate", "ModelFit",
-    "BootmarkError", "InvalidDataError", "DataTypeError", "InvalidParameterError", "ParameterTypeError",
-    "ErrorCode", "BlockLengthWarning", "BlockWildDesignWarning", "SkippedReplicatesWarning",
+    "bootstrap",
+    "bootstrap_reduce",
+    "conf_int",
+    "optimal_block_length",
+    "IID",
+    "MovingBlock",
+    "CircularBlock",
+    "NonOverlappingBlock",
+    "StationaryBlock",
+    "TaperedBlock",
+    "ResidualBootstrap",
+    "SieveAR",
+    "AR",
+    "Wild",
+    "BlockWild",
+    "BootstrapResult",
+    "ReduceResult",
+    "ConfidenceInterval",
+    "BlockLengthEstimate",
+    "ModelFit",
+    "BootmarkError",
+    "InvalidDataError",
+    "DataTypeError",
+    "InvalidParameterError",
+    "ParameterTypeError",
+    "ErrorCode",
+    "BlockLengthWarning",
+    "BlockWildDesignWarning",
+    "SkippedReplicatesWarning",
     "STREAM_VERSION",
 ]

@@ -14,15 +14,42 @@ from .blocklength import resolve_method
 from .data import as_series
 from .errors import ErrorCode, InvalidParameterError
 from .indices import STREAM_VERSION, index_rows, row_builder
-from .intervals import (CALIBRATED, STUDENTIZED, calibration_point, check_calibrated_method,
-                        check_calibrated_statistic, check_inner_bootstraps, check_kind, check_studentized,
-                        fixed_b_standard_error, interval)
+from .intervals import (
+    CALIBRATED,
+    STUDENTIZED,
+    calibration_point,
+    check_calibrated_method,
+    check_calibrated_statistic,
+    check_inner_bootstraps,
+    check_kind,
+    check_studentized,
+    fixed_b_standard_error,
+    interval,
+)
 from .keys import inner_root, replicate_key, root_key
-from .models import (ARITHMETIC, FIT_OK, FIXED, design_of, fixed_design, fixed_refit, no_indices_error, refit,
-                     replicate_paths, resolve_model, settle_refits, warn_if_recursive_block_wild)
+from .models import (
+    ARITHMETIC,
+    FIT_OK,
+    FIXED,
+    design_of,
+    fixed_design,
+    fixed_refit,
+    no_indices_error,
+    refit,
+    replicate_paths,
+    resolve_model,
+    settle_refits,
+    warn_if_recursive_block_wild,
+)
 from .reduce import apply_statistic, mean, quantile_sorted
-from .specs import (TaperedBlock, check_method, check_statistic, check_statistic_for_method, coefficient_labels,
-                    is_model_method)
+from .specs import (
+    TaperedBlock,
+    check_method,
+    check_statistic,
+    check_statistic_for_method,
+    coefficient_labels,
+    is_model_method,
+)
 from .taper import taper_weights
 from .validation import as_probability, check_alpha, check_n_bootstraps, check_seed
 
@@ -53,12 +80,16 @@ def _resampler(columns, method):
         centres = [mean(column) for column in columns]
 
         def resample(row):
-            return [[centre + weights[position % b] * (column[i] - centre) for position, i in enumerate(row)]
-                    for column, centre in zip(columns, centres)]
+            return [
+                [centre + weights[position % b] * (column[i] - centre) for position, i in enumerate(row)]
+                for column, centre in zip(columns, centres, strict=True)
+            ]
+
         return resample
 
     def resample(row):
         return [[column[i] for i in row] for column in columns]
+
     return resample
 
 
@@ -77,7 +108,7 @@ class StatisticLayout:
         if self.scalar:
             return components[0]
         if self.labels is not None:
-            return dict(zip(self.labels, components))
+            return dict(zip(self.labels, components, strict=True))
         return list(components)
 
 
@@ -137,7 +168,7 @@ class BootstrapResult:
         out = []
         for row in self.indices():
             columns = resample(row)
-            out.append(columns[0] if self.series.univariate else [list(r) for r in zip(*columns)])
+            out.append(columns[0] if self.series.univariate else [list(r) for r in zip(*columns, strict=True)])
         return out
 
 
@@ -184,10 +215,8 @@ class ReduceResult:
         """
         if isinstance(q, (list, tuple)):
             return [self.quantile(level) for level in q]
-        level = as_probability(q, "q", ErrorCode.QUANTILE, "pass a level in [0, 1], e.g. 0.95",
-                               open_interval=False)
-        return self.layout.present(tuple(quantile_sorted(sorted(self.component(k)), level)
-                                         for k in range(self.width)))
+        level = as_probability(q, "q", ErrorCode.QUANTILE, "pass a level in [0, 1], e.g. 0.95", open_interval=False)
+        return self.layout.present(tuple(quantile_sorted(sorted(self.component(k)), level) for k in range(self.width)))
 
 
 def bootstrap(x, method, n_bootstraps=999, seed=None):
@@ -211,10 +240,12 @@ def _replicate_components(statistic, columns, univariate, replicate, width):
     """The statistic of one replicate, checked to have the data's ``width`` components."""
     components = apply_statistic(statistic, columns, univariate, f"replicate {replicate}")
     if len(components) != width:
-        raise InvalidParameterError(ErrorCode.STATISTIC_RESULT, "statistic",
-                                    f"returned {len(components)} values on replicate {replicate} "
-                                    f"but {width} on the original data",
-                                    "return the same number of values for every sample")
+        raise InvalidParameterError(
+            ErrorCode.STATISTIC_RESULT,
+            "statistic",
+            f"returned {len(components)} values on replicate {replicate} but {width} on the original data",
+            "return the same number of values for every sample",
+        )
     return components
 
 
@@ -237,12 +268,26 @@ def _model_reduce(series, method, statistic, n_bootstraps, seed):
         replicates = [components for components, status in refits if status == FIT_OK]
     else:
         point = apply_statistic(statistic, series.columns, series.univariate)
-        replicates = [_replicate_components(statistic, (path,), series.univariate, replicate, len(point))
-                      for replicate, path in enumerate(paths)]
+        replicates = [
+            _replicate_components(statistic, (path,), series.univariate, replicate, len(point))
+            for replicate, path in enumerate(paths)
+        ]
     layout = statistic_layout(statistic, series, len(point))
     replicates = [components[0] for components in replicates] if layout.scalar else replicates
-    return ReduceResult(statistic, model.method, n_bootstraps, seed, STREAM_VERSION, replicates,
-                        layout.present(point), layout.labels, layout, point, model.fit, skipped)
+    return ReduceResult(
+        statistic,
+        model.method,
+        n_bootstraps,
+        seed,
+        STREAM_VERSION,
+        replicates,
+        layout.present(point),
+        layout.labels,
+        layout,
+        point,
+        model.fit,
+        skipped,
+    )
 
 
 def bootstrap_reduce(x, method, statistic, n_bootstraps=999, seed=None):
@@ -267,8 +312,18 @@ def bootstrap_reduce(x, method, statistic, n_bootstraps=999, seed=None):
     for replicate, row in enumerate(index_rows(method, series.n, seed, n_bootstraps)):
         components = _replicate_components(statistic, resample(row), series.univariate, replicate, len(point))
         replicates.append(components[0] if layout.scalar else components)
-    return ReduceResult(statistic, method, n_bootstraps, seed, STREAM_VERSION, replicates,
-                        layout.present(point), layout.labels, layout, point)
+    return ReduceResult(
+        statistic,
+        method,
+        n_bootstraps,
+        seed,
+        STREAM_VERSION,
+        replicates,
+        layout.present(point),
+        layout.labels,
+        layout,
+        point,
+    )
 
 
 @dataclass(frozen=True)
@@ -309,8 +364,10 @@ def _inner_statistics(columns, univariate, method, statistic, build, root, repli
     ``replicate_key(inner_root(root, replicate), c)``, resampled from ``columns``."""
     resample = _resampler(columns, method)
     inner = inner_root(root, replicate)
-    return [apply_statistic(statistic, resample(build(replicate_key(inner, c))), univariate)
-            for c in range(inner_bootstraps)]
+    return [
+        apply_statistic(statistic, resample(build(replicate_key(inner, c))), univariate)
+        for c in range(inner_bootstraps)
+    ]
 
 
 def calibration_points(x, result, inner_bootstraps):
@@ -323,8 +380,9 @@ def calibration_points(x, result, inner_bootstraps):
     outer = _resampler(series.columns, method)
     points = [[] for _ in result.point_components]
     for replicate, row in enumerate(index_rows(method, n, result.seed, result.n_bootstraps)):
-        inner = _inner_statistics(outer(row), series.univariate, method, result.statistic, build, root, replicate,
-                                  inner_bootstraps)
+        inner = _inner_statistics(
+            outer(row), series.univariate, method, result.statistic, build, root, replicate, inner_bootstraps
+        )
         for k, theta in enumerate(result.point_components):
             points[k].append(calibration_point([components[k] for components in inner], theta))
     return points
@@ -340,12 +398,28 @@ def studentization(x, result):
     for row in index_rows(result.method, series.n, result.seed, result.n_bootstraps):
         for k, column in enumerate(resample(row)):
             errors[k].append(fixed_b_standard_error(column))
-    return [(fixed_b_standard_error(column), replicate_errors)
-            for column, replicate_errors in zip(series.columns, errors)]
+    return [
+        (fixed_b_standard_error(column), replicate_errors)
+        for column, replicate_errors in zip(series.columns, errors, strict=True)
+    ]
 
 
-def checked_interval(reduce, interval_of, present, x, statistic, method, alpha, kind, n_bootstraps, seed, *,
-                     inner_bootstraps, calibrate, studentize):
+def checked_interval(
+    reduce,
+    interval_of,
+    present,
+    x,
+    statistic,
+    method,
+    alpha,
+    kind,
+    n_bootstraps,
+    seed,
+    *,
+    inner_bootstraps,
+    calibrate,
+    studentize,
+):
     """The conf_int procedure shared by both twins: check ``kind``, ``alpha``, B >= 2 and
     ``inner_bootstraps`` (and, for kind="calibrated", that the statistic is a named one;
     for kind="studentized", that it is the mean of a resampling method), run the twin's
@@ -357,8 +431,12 @@ def checked_interval(reduce, interval_of, present, x, statistic, method, alpha, 
     kind = check_kind(kind)
     alpha = check_alpha(alpha)
     if check_n_bootstraps(n_bootstraps) < 2:
-        raise InvalidParameterError(ErrorCode.N_BOOTSTRAPS, "n_bootstraps", "an interval needs at least 2 replicates",
-                                    "pass n_bootstraps=999 or more")
+        raise InvalidParameterError(
+            ErrorCode.N_BOOTSTRAPS,
+            "n_bootstraps",
+            "an interval needs at least 2 replicates",
+            "pass n_bootstraps=999 or more",
+        )
     inner_bootstraps = check_inner_bootstraps(inner_bootstraps, kind)
     if kind == CALIBRATED:
         check_calibrated_statistic(statistic)
@@ -369,16 +447,29 @@ def checked_interval(reduce, interval_of, present, x, statistic, method, alpha, 
     point = result.point_components
     calibration = calibrate(x, result, inner_bootstraps) if kind == CALIBRATED else [None] * len(point)
     studentization = studentize(x, result) if kind == STUDENTIZED else [None] * len(point)
-    bounds = [interval_of(kind, result.component(k), point[k], alpha, calibration[k], studentization[k])
-              for k in range(len(point))]
-    return ConfidenceInterval(present(result.layout, tuple(b[0] for b in bounds)),
-                              present(result.layout, tuple(b[1] for b in bounds)),
-                              result.point, kind, alpha, result.method, result.n_bootstraps, result.seed,
-                              STREAM_VERSION, inner_bootstraps, result.fit, result.skipped)
+    bounds = [
+        interval_of(kind, result.component(k), point[k], alpha, calibration[k], studentization[k])
+        for k in range(len(point))
+    ]
+    return ConfidenceInterval(
+        present(result.layout, tuple(b[0] for b in bounds)),
+        present(result.layout, tuple(b[1] for b in bounds)),
+        result.point,
+        kind,
+        alpha,
+        result.method,
+        result.n_bootstraps,
+        result.seed,
+        STREAM_VERSION,
+        inner_bootstraps,
+        result.fit,
+        result.skipped,
+    )
 
 
-def conf_int(x, statistic, method, alpha=0.05, kind="percentile", n_bootstraps=999, seed=None, *,
-             inner_bootstraps=None):
+def conf_int(
+    x, statistic, method, alpha=0.05, kind="percentile", n_bootstraps=999, seed=None, *, inner_bootstraps=None
+):
     """Two-sided bootstrap confidence interval for ``statistic``: (lower, upper, point).
 
     ``alpha`` is the total tail probability (0.10 gives a 90% interval); ``kind`` is
@@ -398,6 +489,18 @@ def conf_int(x, statistic, method, alpha=0.05, kind="percentile", n_bootstraps=9
     STATISTIC) and a resampling method: model-based methods refuse it (code
     INTERVAL_KIND) and take "percentile", "basic" or "normal".
     """
-    return checked_interval(bootstrap_reduce, interval, StatisticLayout.present_with, x, statistic, method, alpha,
-                            kind, n_bootstraps, seed, inner_bootstraps=inner_bootstraps,
-                            calibrate=calibration_points, studentize=studentization)
+    return checked_interval(
+        bootstrap_reduce,
+        interval,
+        StatisticLayout.present_with,
+        x,
+        statistic,
+        method,
+        alpha,
+        kind,
+        n_bootstraps,
+        seed,
+        inner_bootstraps=inner_bootstraps,
+        calibrate=calibration_points,
+        studentize=studentization,
+    )

@@ -38,12 +38,12 @@ def _autocovariances(e, max_lag, run, band):
     autocovariance, inside, m_hat = [], [], None
     for lag in range(max_lag + 1):
         cross = math.fsum(e[t] * e[t + lag] for t in range(n - lag))
-        later = math.fsum(v * v for v in e[lag + 1:])
-        earlier = math.fsum(v * v for v in e[:max(n - lag - 1, 0)])
+        later = math.fsum(v * v for v in e[lag + 1 :])
+        earlier = math.fsum(v * v for v in e[: max(n - lag - 1, 0)])
         autocovariance.append(cross / n)
         denominator = math.sqrt(later * earlier)
         inside.append(denominator > 0 and abs(cross) / denominator < band)
-        if m_hat is None and lag >= run and all(inside[lag - run:lag]):
+        if m_hat is None and lag >= run and all(inside[lag - run : lag]):
             m_hat = lag - run
     return autocovariance, m_hat
 
@@ -62,19 +62,27 @@ def check_estimable(n, constant):
     if n < MIN_ESTIMATE_OBSERVATIONS:
         # With n <= 5 the window weights every lag 1, so sigma2 = (sum of e)**2 / n = 0
         # exactly and any estimate would be rounding noise.
-        raise InvalidDataError(ErrorCode.BLOCK_LENGTH_ESTIMATE, "x",
-                               f"{n} observations are too few to estimate a block length "
-                               f"(at least {MIN_ESTIMATE_OBSERVATIONS})", fix)
+        raise InvalidDataError(
+            ErrorCode.BLOCK_LENGTH_ESTIMATE,
+            "x",
+            f"{n} observations are too few to estimate a block length (at least {MIN_ESTIMATE_OBSERVATIONS})",
+            fix,
+        )
     if constant:
-        raise InvalidDataError(ErrorCode.BLOCK_LENGTH_ESTIMATE, "x", "a constant series has no dependence to measure",
-                               fix)
+        raise InvalidDataError(
+            ErrorCode.BLOCK_LENGTH_ESTIMATE, "x", "a constant series has no dependence to measure", fix
+        )
 
 
 def check_long_run_variance(long_run):
     """Refuse a zero long-run variance estimate, which would divide by zero (both twins)."""
     if long_run == 0.0:
-        raise InvalidDataError(ErrorCode.BLOCK_LENGTH_ESTIMATE, "x", "the long-run variance estimate is zero",
-                               "pass an explicit block length instead of 'auto'")
+        raise InvalidDataError(
+            ErrorCode.BLOCK_LENGTH_ESTIMATE,
+            "x",
+            "the long-run variance estimate is zero",
+            "pass an explicit block length instead of 'auto'",
+        )
 
 
 def _column_estimates(column):
@@ -166,13 +174,21 @@ def resolve_method(method, series, column_estimates=None):
         method = replace(method, **{field_name: length})
     n = series.n
     if length > n:
-        raise InvalidParameterError(ErrorCode.BLOCK_LENGTH, field_name,
-                                    f"{length} exceeds the series length n = {n}",
-                                    f"pass a length between 1 and {n}, or 'auto'")
+        raise InvalidParameterError(
+            ErrorCode.BLOCK_LENGTH,
+            field_name,
+            f"{length} exceeds the series length n = {n}",
+            f"pass a length between 1 and {n}, or 'auto'",
+        )
     if length == n:
-        warn_at_caller(f"{field_name} equals the series length n = {n}: every replicate is the "
-                      "original series up to rotation", BlockLengthWarning)
+        warn_at_caller(
+            f"{field_name} equals the series length n = {n}: every replicate is the original series up to rotation",
+            BlockLengthWarning,
+        )
     elif isinstance(method, NonOverlappingBlock) and n // length == 1:
-        warn_at_caller(f"block_length {length} leaves room for one non-overlapping block in n = {n}: "
-                      "every replicate is the same series", BlockLengthWarning)
+        warn_at_caller(
+            f"block_length {length} leaves room for one non-overlapping block in n = {n}: "
+            "every replicate is the same series",
+            BlockLengthWarning,
+        )
     return method

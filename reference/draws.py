@@ -88,8 +88,7 @@ class WordStream:
         """Next 32-bit word."""
         if self._lane == 4:
             block = self._block
-            self._buffer = philox4x32_10(
-                (block & MASK32, block >> 32, self._purpose, self._series), self._key)
+            self._buffer = philox4x32_10((block & MASK32, block >> 32, self._purpose, self._series), self._key)
             self._block = block + 1
             self._lane = 0
         value = self._buffer[self._lane]

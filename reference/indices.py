@@ -13,8 +13,10 @@ from .draws import Purpose, WordStream, geometric_table
 from .keys import replicate_key, root_key
 from .specs import IID, CircularBlock, MovingBlock, NonOverlappingBlock, StationaryBlock, TaperedBlock
 
-STREAM_VERSION = 2  # 2: geometric spans scaled to reject < 1/64 of words. Bump with any change to philox, keys, draws or this file's rows
-# ... or models.py's draws. Its purposes 3-5 were added under version 2: no existing stream changed.
+# 2: geometric spans scaled to reject < 1/64 of words. Bump with any change to philox,
+# keys, draws or this file's rows, or models.py's draws. Its purposes 3-8 were added
+# under version 2: no existing stream changed.
+STREAM_VERSION = 2
 
 
 def moving_start_count(n, block_length):
@@ -47,16 +49,21 @@ def _stationary_blocks(n, starts, lengths, table):
 def row_builder(method, n):
     """Return ``build(key) -> list of n ints`` for a resolved ``method`` and length ``n``."""
     if isinstance(method, IID):
+
         def build(key):
             starts = WordStream(key, Purpose.BLOCK_START)
             return [starts.bounded(n) for _ in range(n)]
+
         return build
     b = method.block_length
     if isinstance(method, StationaryBlock):
         table = geometric_table(b) if b > 1 else None
+
         def build(key):
-            return _stationary_blocks(n, WordStream(key, Purpose.BLOCK_START),
-                                      WordStream(key, Purpose.BLOCK_LENGTH), table)
+            return _stationary_blocks(
+                n, WordStream(key, Purpose.BLOCK_START), WordStream(key, Purpose.BLOCK_LENGTH), table
+            )
+
         return build
     if isinstance(method, (MovingBlock, TaperedBlock)):
         layout = (moving_start_count(n, b), 1, False)
@@ -69,6 +76,7 @@ def row_builder(method, n):
 
     def build(key):
         return _fixed_blocks(n, b, WordStream(key, Purpose.BLOCK_START), *layout)
+
     return build
 
 

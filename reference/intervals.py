@@ -107,10 +107,12 @@ def check_companion(kind, calibration, studentization):
     needed = {CALIBRATED: ("calibration", calibration), STUDENTIZED: ("studentization", studentization)}
     if kind in needed and needed[kind][1] is None:
         argument = needed[kind][0]
-        raise InvalidParameterError(ErrorCode.INTERVAL_KIND, argument,
-                                    f"kind={kind!r} reads {argument}=, which is None",
-                                    f"pass {argument}= as conf_int computes it, or call conf_int(kind={kind!r}) "
-                                    f"which does")
+        raise InvalidParameterError(
+            ErrorCode.INTERVAL_KIND,
+            argument,
+            f"kind={kind!r} reads {argument}=, which is None",
+            f"pass {argument}= as conf_int computes it, or call conf_int(kind={kind!r}) which does",
+        )
     return kind
 
 
@@ -126,18 +128,21 @@ def check_inner_bootstraps(inner_bootstraps, kind):
     """
     if kind != CALIBRATED:
         if inner_bootstraps is not None:
-            raise InvalidParameterError(ErrorCode.N_BOOTSTRAPS, "inner_bootstraps",
-                                        f"kind={kind!r} has no inner bootstrap, but inner_bootstraps="
-                                        f"{inner_bootstraps!r} was passed",
-                                        "drop inner_bootstraps, or pass kind='calibrated' to use it")
+            raise InvalidParameterError(
+                ErrorCode.N_BOOTSTRAPS,
+                "inner_bootstraps",
+                f"kind={kind!r} has no inner bootstrap, but inner_bootstraps={inner_bootstraps!r} was passed",
+                "drop inner_bootstraps, or pass kind='calibrated' to use it",
+            )
         return None
     if inner_bootstraps is None:
         return DEFAULT_INNER_BOOTSTRAPS
     fix = f"pass a whole number of inner replicates per outer replicate, at least {MIN_INNER_BOOTSTRAPS} (e.g. 199)"
     count = as_integer(inner_bootstraps, "inner_bootstraps", ErrorCode.N_BOOTSTRAPS, fix, integral_floats=False)
     if count < MIN_INNER_BOOTSTRAPS:
-        raise InvalidParameterError(ErrorCode.N_BOOTSTRAPS, "inner_bootstraps",
-                                    f"must be >= {MIN_INNER_BOOTSTRAPS}, got {count}", fix)
+        raise InvalidParameterError(
+            ErrorCode.N_BOOTSTRAPS, "inner_bootstraps", f"must be >= {MIN_INNER_BOOTSTRAPS}, got {count}", fix
+        )
     return count
 
 
@@ -149,11 +154,13 @@ def check_calibrated_statistic(statistic):
     """
     spec = check_statistic(statistic)
     if spec.kind == "callable":
-        raise InvalidParameterError(ErrorCode.STATISTIC, "statistic",
-                                    "kind='calibrated' evaluates the statistic B * inner_bootstraps times and "
-                                    "accepts only named statistics, not a callable",
-                                    "pass 'mean', 'var', 'std', 'median' or ('quantile', q), or use "
-                                    "kind='percentile' with the callable")
+        raise InvalidParameterError(
+            ErrorCode.STATISTIC,
+            "statistic",
+            "kind='calibrated' evaluates the statistic B * inner_bootstraps times and "
+            "accepts only named statistics, not a callable",
+            "pass 'mean', 'var', 'std', 'median' or ('quantile', q), or use kind='percentile' with the callable",
+        )
     return spec
 
 
@@ -162,10 +169,13 @@ def check_calibrated_method(method):
     level would rebuild and refit every outer replicate's own model, which is not
     defined here."""
     if is_model_method(method):
-        raise InvalidParameterError(ErrorCode.INTERVAL_KIND, "kind",
-                                    f"kind='calibrated' resamples each replicate again and is defined for "
-                                    f"resampling methods, not the model-based {type(method).__name__}",
-                                    "pass kind='percentile', 'basic' or 'normal'")
+        raise InvalidParameterError(
+            ErrorCode.INTERVAL_KIND,
+            "kind",
+            f"kind='calibrated' resamples each replicate again and is defined for "
+            f"resampling methods, not the model-based {type(method).__name__}",
+            "pass kind='percentile', 'basic' or 'normal'",
+        )
     return method
 
 
@@ -174,16 +184,21 @@ def check_studentized(statistic, method):
     mean (code STATISTIC), a model-based or tapered method (code INTERVAL_KIND)."""
     spec = check_statistic(statistic)
     if spec.kind != "mean":
-        raise InvalidParameterError(ErrorCode.STATISTIC, "statistic",
-                                    "kind='studentized' studentizes the mean by its fixed-b long-run standard error "
-                                    f"and is defined for statistic='mean' only, not {spec.kind!r}",
-                                    "pass statistic='mean', or kind='percentile', 'basic', 'normal' or 'calibrated'")
+        raise InvalidParameterError(
+            ErrorCode.STATISTIC,
+            "statistic",
+            "kind='studentized' studentizes the mean by its fixed-b long-run standard error "
+            f"and is defined for statistic='mean' only, not {spec.kind!r}",
+            "pass statistic='mean', or kind='percentile', 'basic', 'normal' or 'calibrated'",
+        )
     if is_model_method(method) or isinstance(method, TaperedBlock):
-        raise InvalidParameterError(ErrorCode.INTERVAL_KIND, "kind",
-                                    f"kind='studentized' needs replicates that are resampled values, which "
-                                    f"{type(method).__name__} does not give",
-                                    "use IID, MovingBlock, CircularBlock, NonOverlappingBlock or StationaryBlock, "
-                                    "or kind='percentile'")
+        raise InvalidParameterError(
+            ErrorCode.INTERVAL_KIND,
+            "kind",
+            f"kind='studentized' needs replicates that are resampled values, which "
+            f"{type(method).__name__} does not give",
+            "use IID, MovingBlock, CircularBlock, NonOverlappingBlock or StationaryBlock, or kind='percentile'",
+        )
     return spec
 
 
@@ -203,9 +218,13 @@ def fixed_b_standard_error(values):
 
 def constant_series_error():
     """The error for a studentized interval whose series, or a resample, is constant."""
-    return InvalidDataError(ErrorCode.DATA_CONSTANT, "x",
-                            "the series (or one of its resamples) is constant, so its fixed-b standard error is 0 "
-                            "and kind='studentized' is undefined", "pass a series that varies, or use kind='percentile'")
+    return InvalidDataError(
+        ErrorCode.DATA_CONSTANT,
+        "x",
+        "the series (or one of its resamples) is constant, so its fixed-b standard error is 0 "
+        "and kind='studentized' is undefined",
+        "pass a series that varies, or use kind='percentile'",
+    )
 
 
 def studentized_bounds(replicates, point, alpha, studentization):
@@ -214,7 +233,7 @@ def studentized_bounds(replicates, point, alpha, studentization):
     standard_error, replicate_errors = studentization
     if standard_error == 0.0 or min(replicate_errors) == 0.0:
         raise constant_series_error()
-    ordered = sorted((s - point) / e for s, e in zip(replicates, replicate_errors))
+    ordered = sorted((s - point) / e for s, e in zip(replicates, replicate_errors, strict=True))
     low = quantile_sorted(ordered, alpha / 2.0)
     high = quantile_sorted(ordered, 1.0 - alpha / 2.0)
     return point - high * standard_error, point - low * standard_error

@@ -126,17 +126,23 @@ from dataclasses import dataclass, field, replace
 from .blocklength import estimate_block_length
 from .data import Series
 from .draws import Purpose, WordStream
-from .errors import (BlockWildDesignWarning, ErrorCode, InvalidDataError, InvalidParameterError,
-                     SkippedReplicatesWarning, warn_at_caller)
+from .errors import (
+    BlockWildDesignWarning,
+    ErrorCode,
+    InvalidDataError,
+    InvalidParameterError,
+    SkippedReplicatesWarning,
+    warn_at_caller,
+)
 from .keys import replicate_key, root_key
 from .specs import AUTO, IID, BlockWild, SieveAR, Wild, coefficient_labels
 
-SINGULAR_TOLERANCE = 2.0 ** -32  # pivot / starting diagonal at or below which a design is singular
+SINGULAR_TOLERANCE = 2.0**-32  # pivot / starting diagonal at or below which a design is singular
 MAMMEN_THRESHOLD = (5 * 2**32 + math.isqrt(5 * 2**64)) // 10  # floor(2**32 (5 + sqrt 5) / 10), exactly
 MAMMEN_LOW = (1.0 - math.sqrt(5.0)) / 2.0  # drawn with probability MAMMEN_THRESHOLD / 2**32
 MAMMEN_HIGH = (1.0 + math.sqrt(5.0)) / 2.0
 TWO_PI = 2.0 * math.pi  # exact doubling of the double nearest pi
-GAUSSIAN_TOLERANCE = 2.0 ** -48  # |engine - reference| allowed for a Gaussian multiplier (libm)
+GAUSSIAN_TOLERANCE = 2.0**-48  # |engine - reference| allowed for a Gaussian multiplier (libm)
 FIT_OK, FIT_EXPLOSIVE, FIT_SINGULAR = 0, 1, 2  # status of a fit or refit
 RECURSIVE, FIXED = "recursive", "fixed"  # the designs of specs.DESIGNS
 
@@ -152,8 +158,9 @@ class ErrorStreams:
 
 
 RECURSIVE_STREAMS = ErrorStreams(Purpose.RESIDUAL_INDEX, Purpose.WILD_MULTIPLIER, Purpose.BLOCK_WILD_OFFSET)
-FIXED_STREAMS = ErrorStreams(Purpose.FIXED_RESIDUAL_INDEX, Purpose.FIXED_WILD_MULTIPLIER,
-                             Purpose.FIXED_BLOCK_WILD_OFFSET)
+FIXED_STREAMS = ErrorStreams(
+    Purpose.FIXED_RESIDUAL_INDEX, Purpose.FIXED_WILD_MULTIPLIER, Purpose.FIXED_BLOCK_WILD_OFFSET
+)
 
 
 def design_of(method):
@@ -174,11 +181,17 @@ def warn_if_recursive_block_wild(method, statistic_kind):
         return
     if method.innovation.block_length == 1:  # one multiplier per error: the plain Wild bootstrap
         return
-    fix = ("ResidualBootstrap(AR(p), BlockWild(...), design='fixed')" if hasattr(method, "design")
-           else "ResidualBootstrap(AR(p), BlockWild(...), design='fixed') with the sieve's selected order")
-    warn_at_caller("recursive block-wild refits share a multiplier between y*_{t-1} and e*_t within a block, which "
-                  "shrinks the AR coefficients' bootstrap spread as the block length grows (intervals too narrow); "
-                  f"for the coefficients' sampling spread use {fix}", BlockWildDesignWarning)
+    fix = (
+        "ResidualBootstrap(AR(p), BlockWild(...), design='fixed')"
+        if hasattr(method, "design")
+        else "ResidualBootstrap(AR(p), BlockWild(...), design='fixed') with the sieve's selected order"
+    )
+    warn_at_caller(
+        "recursive block-wild refits share a multiplier between y*_{t-1} and e*_t within a block, which "
+        "shrinks the AR coefficients' bootstrap spread as the block length grows (intervals too narrow); "
+        f"for the coefficients' sampling spread use {fix}",
+        BlockWildDesignWarning,
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -257,22 +270,29 @@ def intercept_in_data_units(centred_intercept, phi, mean):
 
 def check_univariate(series):
     if series.d != 1:
-        raise InvalidDataError(ErrorCode.DATA_SHAPE, "x", f"{series.d} columns: a model-based method fits one series",
-                               "pass one series (a 1-D array or one column)")
+        raise InvalidDataError(
+            ErrorCode.DATA_SHAPE,
+            "x",
+            f"{series.d} columns: a model-based method fits one series",
+            "pass one series (a 1-D array or one column)",
+        )
 
 
 def check_order_fits(order, n, argument):
     """``order`` if 2 order < n, else the MODEL_ORDER error naming ``argument``."""
     if 2 * order >= n:
-        raise InvalidParameterError(ErrorCode.MODEL_ORDER, argument,
-                                    f"{order} is at or above n / 2 = {n / 2:g}: too few equations to fit",
-                                    f"pass an order of at most {(n - 1) // 2} for n = {n}, or a longer series")
+        raise InvalidParameterError(
+            ErrorCode.MODEL_ORDER,
+            argument,
+            f"{order} is at or above n / 2 = {n / 2:g}: too few equations to fit",
+            f"pass an order of at most {(n - 1) // 2} for n = {n}, or a longer series",
+        )
     return order
 
 
 def default_max_order(n):
     """min(floor(10 log10 n), (n - 1) // 2), the first term exact: digits of n**10 - 1."""
-    return min(len(str(n ** 10)) - 1, (n - 1) // 2)
+    return min(len(str(n**10)) - 1, (n - 1) // 2)
 
 
 def criterion_value(criterion, rss, count, order):
@@ -302,23 +322,32 @@ def sieve_criteria(w, max_order, criterion, arithmetic):
 def fit_error(status, order, phi=()):
     """The error for a fit to the data that is singular or not stationary."""
     if status == FIT_SINGULAR:
-        return InvalidDataError(ErrorCode.MODEL_FIT, "x",
-                                f"the AR({order}) least-squares design is singular: the lagged values are collinear "
-                                "(e.g. a constant series)", "pass a series that varies, or a lower order")
+        return InvalidDataError(
+            ErrorCode.MODEL_FIT,
+            "x",
+            f"the AR({order}) least-squares design is singular: the lagged values are collinear "
+            "(e.g. a constant series)",
+            "pass a series that varies, or a lower order",
+        )
     shown = ", ".join(f"{v:.6g}" for v in phi)
-    return InvalidDataError(ErrorCode.MODEL_FIT, "x",
-                            f"the fitted AR({order}) (phi = {shown}) is not stationary: its companion spectral "
-                            "radius is >= 1 (a unit root or explosive), so its recursion cannot be run forward",
-                            "difference or detrend the series first (e.g. np.diff(x)), or use a block method")
+    return InvalidDataError(
+        ErrorCode.MODEL_FIT,
+        "x",
+        f"the fitted AR({order}) (phi = {shown}) is not stationary: its companion spectral "
+        "radius is >= 1 (a unit root or explosive), so its recursion cannot be run forward",
+        "difference or detrend the series first (e.g. np.diff(x)), or use a block method",
+    )
 
 
 def refit_error(status, order, replicate):
     """The error for a replicate's refit under ``explosive="raise"``."""
     what = "singular" if status == FIT_SINGULAR else "explosive or unit-root (companion spectral radius >= 1)"
-    return InvalidDataError(ErrorCode.MODEL_FIT, "explosive",
-                            f"the AR({order}) refit of replicate {replicate} is {what}",
-                            "pass explosive='skip' to the method to drop such replicates (they are recorded in "
-                            "result.skipped)")
+    return InvalidDataError(
+        ErrorCode.MODEL_FIT,
+        "explosive",
+        f"the AR({order}) refit of replicate {replicate} is {what}",
+        "pass explosive='skip' to the method to drop such replicates (they are recorded in result.skipped)",
+    )
 
 
 def settle_refits(statuses, policy, order):
@@ -330,18 +359,28 @@ def settle_refits(statuses, policy, order):
     if policy == "raise":
         raise refit_error(statuses[bad[0]], order, bad[0])
     if len(bad) == len(statuses):
-        raise InvalidDataError(ErrorCode.MODEL_FIT, "x",
-                               f"all {len(bad)} replicate AR({order}) refits are explosive or singular",
-                               "difference the series, lower the order, or use a block method")
-    warn_at_caller(f"{len(bad)} of {len(statuses)} replicates skipped: their AR({order}) refit was explosive or "
-                  "singular (see result.skipped)", SkippedReplicatesWarning)
+        raise InvalidDataError(
+            ErrorCode.MODEL_FIT,
+            "x",
+            f"all {len(bad)} replicate AR({order}) refits are explosive or singular",
+            "difference the series, lower the order, or use a block method",
+        )
+    warn_at_caller(
+        f"{len(bad)} of {len(statuses)} replicates skipped: their AR({order}) refit was explosive or "
+        "singular (see result.skipped)",
+        SkippedReplicatesWarning,
+    )
     return tuple(bad)
 
 
 def no_indices_error(method):
-    return InvalidParameterError(ErrorCode.METHOD, "method",
-                                 f"{type(method).__name__} rebuilds every replicate from a fitted model, so its "
-                                 "replicates have no source positions", "use values() for the replicate series")
+    return InvalidParameterError(
+        ErrorCode.METHOD,
+        "method",
+        f"{type(method).__name__} rebuilds every replicate from a fitted model, so its "
+        "replicates have no source positions",
+        "use values() for the replicate series",
+    )
 
 
 def _resolve_innovation(innovation, residuals, block_length):
@@ -350,9 +389,12 @@ def _resolve_innovation(innovation, residuals, block_length):
     count = len(residuals)
     length = block_length(residuals) if innovation.block_length == AUTO else innovation.block_length
     if length > count:
-        raise InvalidParameterError(ErrorCode.BLOCK_LENGTH, "block_length",
-                                    f"{length} exceeds the number of residuals n - p = {count}",
-                                    f"pass a length between 1 and {count}, or 'auto'")
+        raise InvalidParameterError(
+            ErrorCode.BLOCK_LENGTH,
+            "block_length",
+            f"{length} exceeds the number of residuals n - p = {count}",
+            f"pass a length between 1 and {count}, or 'auto'",
+        )
     return replace(innovation, block_length=length)
 
 
@@ -364,8 +406,9 @@ def resolve_model(method, series, arithmetic):
     mean, w = arithmetic.centre(series)
     sieve = {}
     if isinstance(method, SieveAR):
-        max_order = default_max_order(n) if method.max_order is None else \
-            check_order_fits(method.max_order, n, "max_order")
+        max_order = (
+            default_max_order(n) if method.max_order is None else check_order_fits(method.max_order, n, "max_order")
+        )
         values = sieve_criteria(w, max_order, method.criterion, arithmetic)
         order = values.index(min(values))  # the first of equal values: the smallest order
         sieve = {"max_order": max_order, "criterion": method.criterion, "criterion_values": values}
@@ -437,7 +480,7 @@ def solve(a, b, size):
 
 def fitted_residuals(w, beta, start):
     """r_t = w_t - f_t for t = start .. n-1 (item 2, uncentred)."""
-    return [w[t] - f for t, f in zip(range(start, len(w)), fitted_values(w, beta, start))]
+    return [w[t] - f for t, f in zip(range(start, len(w)), fitted_values(w, beta, start), strict=True)]
 
 
 def sum_of_squares(values):
@@ -466,8 +509,16 @@ def residual_block_length(residuals):
     return estimate_block_length(Series((list(residuals),), True)).circular_length
 
 
-ARITHMETIC = ModelArithmetic(lambda series: centre_values(series.columns[0]), normal_equations, solve,
-                             fitted_residuals, sum_of_squares, centred, is_stationary, residual_block_length)
+ARITHMETIC = ModelArithmetic(
+    lambda series: centre_values(series.columns[0]),
+    normal_equations,
+    solve,
+    fitted_residuals,
+    sum_of_squares,
+    centred,
+    is_stationary,
+    residual_block_length,
+)
 
 
 # ---------------------------------------------------------------------------------------
@@ -520,7 +571,12 @@ def synthetic_errors(innovation, residuals, key, streams=RECURSIVE_STREAMS):
     if isinstance(innovation, IID):
         return [residuals[i] for i in residual_indices(count, key, streams.residual_index)]
     if isinstance(innovation, Wild):
-        return [v * e for v, e in zip(multipliers(innovation.distribution, count, key, streams.multiplier), residuals)]
+        return [
+            v * e
+            for v, e in zip(
+                multipliers(innovation.distribution, count, key, streams.multiplier), residuals, strict=True
+            )
+        ]
     length = innovation.block_length
     offset = block_offset(length, key, streams.offset)
     values = multipliers(innovation.distribution, block_count(count, length, offset), key, streams.multiplier)
@@ -563,7 +619,7 @@ def fixed_rebuild(model, x, fitted, errors):
     """The fixed-design replicate x* (item 9) from the observed ``x``, the ``fitted``
     values f_p .. f_{n-1} and the errors e*."""
     order, mean = model.fit.order, model.fit.mean
-    return list(x[:order]) + [mean + (f + e) for f, e in zip(fitted, errors)]
+    return list(x[:order]) + [mean + (f + e) for f, e in zip(fitted, errors, strict=True)]
 
 
 def replicate_paths(model, x, seed, n_bootstraps, first=0):
@@ -598,7 +654,9 @@ def fixed_refit(path, model, design):
     a, w = design
     rows = range(order, len(w))
     response = [path[t] - mean for t in rows]
-    b = [math.fsum(response)] + [math.fsum(v * w[t - k] for v, t in zip(response, rows)) for k in range(1, order + 1)]
+    b = [math.fsum(response)] + [
+        math.fsum(v * w[t - k] for v, t in zip(response, rows, strict=True)) for k in range(1, order + 1)
+    ]
     beta = solve(a, b, order + 1)
     if beta is None:  # cannot happen: A is the data's, whose fit was solved
         return None, FIT_SINGULAR

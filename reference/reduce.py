@@ -68,7 +68,7 @@ def apply_statistic(statistic, columns, univariate, replicate="the original data
     a list of floats for univariate data, a list of row tuples otherwise.
     """
     if statistic.kind == "callable":
-        sample = list(columns[0]) if univariate else list(zip(*columns))
+        sample = list(columns[0]) if univariate else list(zip(*columns, strict=True))
         return statistic_components(statistic.function(sample), replicate)
     components = ()
     for column in columns:

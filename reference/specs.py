@@ -25,10 +25,12 @@ def _block_length(value, argument):
     if isinstance(value, str):
         if value == AUTO:
             return AUTO
-        raise InvalidParameterError(ErrorCode.BLOCK_LENGTH, argument,
-                                    f"unknown string {value!r}", "pass a positive int or 'auto'")
-    return as_positive_int(value, argument, ErrorCode.BLOCK_LENGTH,
-                           "pass a positive whole number of observations or 'auto'")
+        raise InvalidParameterError(
+            ErrorCode.BLOCK_LENGTH, argument, f"unknown string {value!r}", "pass a positive int or 'auto'"
+        )
+    return as_positive_int(
+        value, argument, ErrorCode.BLOCK_LENGTH, "pass a positive whole number of observations or 'auto'"
+    )
 
 
 @dataclass(frozen=True)
@@ -93,8 +95,7 @@ class StationaryBlock:
     mean_block_length: object = AUTO
 
     def __post_init__(self):
-        object.__setattr__(self, "mean_block_length",
-                           _block_length(self.mean_block_length, "mean_block_length"))
+        object.__setattr__(self, "mean_block_length", _block_length(self.mean_block_length, "mean_block_length"))
 
     @property
     def block_length(self):
@@ -124,23 +125,40 @@ class TaperedBlock:
     def __post_init__(self):
         object.__setattr__(self, "block_length", _block_length(self.block_length, "block_length"))
         if not isinstance(self.window, str):
-            raise ParameterTypeError(ErrorCode.WINDOW, "window", f"expected a string, got {self.window!r}",
-                                     f"pass one of {', '.join(TAPER_WINDOWS)}")
+            raise ParameterTypeError(
+                ErrorCode.WINDOW,
+                "window",
+                f"expected a string, got {self.window!r}",
+                f"pass one of {', '.join(TAPER_WINDOWS)}",
+            )
         if self.window not in TAPER_WINDOWS:
-            raise InvalidParameterError(ErrorCode.WINDOW, "window", f"unknown window {self.window!r}",
-                                        f"pass one of {', '.join(TAPER_WINDOWS)}")
+            raise InvalidParameterError(
+                ErrorCode.WINDOW, "window", f"unknown window {self.window!r}", f"pass one of {', '.join(TAPER_WINDOWS)}"
+            )
         if self.window != "tukey":
             if self.taper_fraction is not None:
-                raise InvalidParameterError(ErrorCode.WINDOW, "taper_fraction",
-                                            f"applies only to window='tukey', not {self.window!r}",
-                                            "drop taper_fraction or use window='tukey'")
+                raise InvalidParameterError(
+                    ErrorCode.WINDOW,
+                    "taper_fraction",
+                    f"applies only to window='tukey', not {self.window!r}",
+                    "drop taper_fraction or use window='tukey'",
+                )
             return
         fraction = DEFAULT_TUKEY_TAPER_FRACTION if self.taper_fraction is None else self.taper_fraction
-        fraction = as_probability(fraction, "taper_fraction", ErrorCode.WINDOW,
-                                  "pass a fraction in (0, 1]; 1 gives the Hann window", open_interval=False)
+        fraction = as_probability(
+            fraction,
+            "taper_fraction",
+            ErrorCode.WINDOW,
+            "pass a fraction in (0, 1]; 1 gives the Hann window",
+            open_interval=False,
+        )
         if fraction == 0.0:
-            raise InvalidParameterError(ErrorCode.WINDOW, "taper_fraction", "must be > 0",
-                                        "use MovingBlock for an untapered block, or a fraction in (0, 1]")
+            raise InvalidParameterError(
+                ErrorCode.WINDOW,
+                "taper_fraction",
+                "must be > 0",
+                "use MovingBlock for an untapered block, or a fraction in (0, 1]",
+            )
         object.__setattr__(self, "taper_fraction", fraction)
 
 
@@ -252,8 +270,9 @@ def _innovation(value):
     if isinstance(value, INNOVATIONS):
         return value
     if isinstance(value, type) and issubclass(value, INNOVATIONS):
-        raise ParameterTypeError(ErrorCode.MODEL, "innovation", "got the class, not an instance",
-                                 f"instantiate it, e.g. {value.__name__}()")
+        raise ParameterTypeError(
+            ErrorCode.MODEL, "innovation", "got the class, not an instance", f"instantiate it, e.g. {value.__name__}()"
+        )
     raise ParameterTypeError(ErrorCode.MODEL, "innovation", f"expected an innovation spec, got {value!r}", fix)
 
 
@@ -301,11 +320,16 @@ class ResidualBootstrap:
 
     def __post_init__(self):
         if isinstance(self.model, type) and issubclass(self.model, AR):
-            raise ParameterTypeError(ErrorCode.MODEL, "model", "got the class, not an instance",
-                                     "instantiate it with an order, e.g. AR(1)")
+            raise ParameterTypeError(
+                ErrorCode.MODEL, "model", "got the class, not an instance", "instantiate it with an order, e.g. AR(1)"
+            )
         if not isinstance(self.model, AR):
-            raise ParameterTypeError(ErrorCode.MODEL, "model", f"expected an AR model, got {self.model!r}",
-                                     "pass AR(p), e.g. ResidualBootstrap(AR(1), Wild())")
+            raise ParameterTypeError(
+                ErrorCode.MODEL,
+                "model",
+                f"expected an AR model, got {self.model!r}",
+                "pass AR(p), e.g. ResidualBootstrap(AR(1), Wild())",
+            )
         _innovation(self.innovation)
         _explosive(self.explosive)
         _choice(self.design, "design", DESIGNS, "design")
@@ -351,9 +375,12 @@ def check_method(method):
         return method
     part = method if isinstance(method, type) else type(method)
     if issubclass(part, MODEL_PARTS):
-        raise ParameterTypeError(ErrorCode.METHOD, "method",
-                                 f"{part.__name__} is part of a model-based method, not a method",
-                                 f"wrap it in ResidualBootstrap or SieveAR, {_FIX_MODEL_METHOD}")
+        raise ParameterTypeError(
+            ErrorCode.METHOD,
+            "method",
+            f"{part.__name__} is part of a model-based method, not a method",
+            f"wrap it in ResidualBootstrap or SieveAR, {_FIX_MODEL_METHOD}",
+        )
     if isinstance(method, type) and issubclass(method, METHODS + MODEL_METHODS):
         if method is IID:
             fix = "instantiate it, e.g. IID()"
@@ -362,10 +389,14 @@ def check_method(method):
         else:
             fix = f"instantiate it, e.g. {method.__name__}(10) or {method.__name__}('auto')"
         raise ParameterTypeError(ErrorCode.METHOD, "method", "got the class, not an instance", fix)
-    raise ParameterTypeError(ErrorCode.METHOD, "method", f"expected a method spec, got {method!r}",
-                             "pass IID(), MovingBlock(b), CircularBlock(b), NonOverlappingBlock(b), "
-                             "StationaryBlock(b), TaperedBlock(b), ResidualBootstrap(AR(p), innovation) or "
-                             "SieveAR()")
+    raise ParameterTypeError(
+        ErrorCode.METHOD,
+        "method",
+        f"expected a method spec, got {method!r}",
+        "pass IID(), MovingBlock(b), CircularBlock(b), NonOverlappingBlock(b), "
+        "StationaryBlock(b), TaperedBlock(b), ResidualBootstrap(AR(p), innovation) or "
+        "SieveAR()",
+    )
 
 
 STATISTIC_NAMES = ("mean", "var", "std", "median")
@@ -416,12 +447,20 @@ def check_statistic(statistic):
         levels = tuple(raw) if isinstance(raw, (tuple, list)) else (raw,)
         if not levels:
             raise InvalidParameterError(ErrorCode.QUANTILE, "statistic", "no quantile level given", fix)
-        checked = tuple(as_probability(q, "statistic", ErrorCode.QUANTILE,
-                                       "quantile levels lie in [0, 1], e.g. ('quantile', 0.95)",
-                                       open_interval=False) for q in levels)
+        checked = tuple(
+            as_probability(
+                q,
+                "statistic",
+                ErrorCode.QUANTILE,
+                "quantile levels lie in [0, 1], e.g. ('quantile', 0.95)",
+                open_interval=False,
+            )
+            for q in levels
+        )
         if len(set(checked)) != len(checked):
-            raise InvalidParameterError(ErrorCode.QUANTILE, "statistic", f"duplicate quantile levels {checked}",
-                                        "list each level once")
+            raise InvalidParameterError(
+                ErrorCode.QUANTILE, "statistic", f"duplicate quantile levels {checked}", "list each level once"
+            )
         return Statistic("quantile", checked)
     if callable(statistic):
         return Statistic("callable", function=statistic)
@@ -431,9 +470,11 @@ def check_statistic(statistic):
 def check_statistic_for_method(statistic, method):
     """Refuse a refit statistic (``"ar_coef"``) with a method that fits no model."""
     if statistic.kind in REFIT_STATISTICS and not is_model_method(method):
-        raise InvalidParameterError(ErrorCode.STATISTIC, "statistic",
-                                    f"{statistic.kind!r} refits an AR model on every replicate and needs a "
-                                    f"model-based method, not {type(method).__name__}",
-                                    "pass method=ResidualBootstrap(AR(p), ...) or SieveAR(...), or a statistic "
-                                    "such as 'mean'")
+        raise InvalidParameterError(
+            ErrorCode.STATISTIC,
+            "statistic",
+            f"{statistic.kind!r} refits an AR model on every replicate and needs a "
+            f"model-based method, not {type(method).__name__}",
+            "pass method=ResidualBootstrap(AR(p), ...) or SieveAR(...), or a statistic such as 'mean'",
+        )
     return statistic

@@ -42,8 +42,7 @@ def as_integer(value, argument, code, fix, *, integral_floats=True):
     if not isinstance(value, numbers.Real):
         raise ParameterTypeError(code, argument, f"expected an integer, got {type(value).__name__}", fix)
     if not integral_floats:
-        raise ParameterTypeError(code, argument, f"expected an integer, got the {type(value).__name__} {value!r}",
-                                 fix)
+        raise ParameterTypeError(code, argument, f"expected an integer, got the {type(value).__name__} {value!r}", fix)
     as_float = finite_float(value, argument, code, fix)
     if not as_float.is_integer():
         raise InvalidParameterError(code, argument, f"expected an integer, got {value!r}", fix)
@@ -60,8 +59,13 @@ def as_positive_int(value, argument, code, fix, *, integral_floats=True):
 
 def check_n_bootstraps(n_bootstraps):
     """Return the replicate count B as an int >= 1 (numpy integer types are accepted)."""
-    return as_positive_int(n_bootstraps, "n_bootstraps", ErrorCode.N_BOOTSTRAPS,
-                           "pass a whole number of replicates such as 999", integral_floats=False)
+    return as_positive_int(
+        n_bootstraps,
+        "n_bootstraps",
+        ErrorCode.N_BOOTSTRAPS,
+        "pass a whole number of replicates such as 999",
+        integral_floats=False,
+    )
 
 
 def check_seed(seed):
@@ -87,13 +91,18 @@ def as_probability(value, argument, code, fix, *, open_interval):
 
 def check_alpha(alpha):
     """Return the interval's total tail probability as a float in (0, 1)."""
-    return as_probability(alpha, "alpha", ErrorCode.ALPHA,
-                          "pass e.g. alpha=0.10 for a 90% two-sided interval", open_interval=True)
+    return as_probability(
+        alpha, "alpha", ErrorCode.ALPHA, "pass e.g. alpha=0.10 for a 90% two-sided interval", open_interval=True
+    )
 
 
 def _component(value, replicate):
-    return finite_float(value, "statistic", ErrorCode.STATISTIC_RESULT,
-                        f"make the statistic return finite floats (it did not on {replicate})")
+    return finite_float(
+        value,
+        "statistic",
+        ErrorCode.STATISTIC_RESULT,
+        f"make the statistic return finite floats (it did not on {replicate})",
+    )
 
 
 def statistic_components(value, replicate):
@@ -105,16 +114,25 @@ def statistic_components(value, replicate):
         raw = value.tolist() if hasattr(value, "tolist") else value
         raw = list(raw) if isinstance(raw, (list, tuple)) else [raw]
         if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in raw):
-            raise InvalidParameterError(ErrorCode.STATISTIC_RESULT, "statistic",
-                                        f"returned non-numbers on {replicate}",
-                                        "return a float or a flat sequence of floats")
+            raise InvalidParameterError(
+                ErrorCode.STATISTIC_RESULT,
+                "statistic",
+                f"returned non-numbers on {replicate}",
+                "return a float or a flat sequence of floats",
+            )
         components = tuple(_component(v, replicate) for v in raw)
     else:
-        raise InvalidParameterError(ErrorCode.STATISTIC_RESULT, "statistic",
-                                    f"returned {type(value).__name__} on {replicate}",
-                                    "return a float or a flat sequence of floats")
+        raise InvalidParameterError(
+            ErrorCode.STATISTIC_RESULT,
+            "statistic",
+            f"returned {type(value).__name__} on {replicate}",
+            "return a float or a flat sequence of floats",
+        )
     if not components or not all(math.isfinite(v) for v in components):
-        raise InvalidParameterError(ErrorCode.STATISTIC_RESULT, "statistic",
-                                    f"returned {value!r} on {replicate}",
-                                    "make the statistic return finite numbers for every resample")
+        raise InvalidParameterError(
+            ErrorCode.STATISTIC_RESULT,
+            "statistic",
+            f"returned {value!r} on {replicate}",
+            "make the statistic return finite numbers for every resample",
+        )
     return components

@@ -57,8 +57,9 @@ def run(cache_dir, program=PROGRAM, path=None):
     if path is not None:
         environment["PYTHONPATH"] = path
     start = time.perf_counter()
-    completed = subprocess.run([sys.executable, "-c", program], env=environment, capture_output=True, text=True,
-                               check=True)
+    completed = subprocess.run(
+        [sys.executable, "-c", program], env=environment, capture_output=True, text=True, check=True
+    )
     return float(completed.stdout.strip()), time.perf_counter() - start
 
 
@@ -77,12 +78,15 @@ def main(cold_runs=3, warm_runs=5):
     for label, samples in (("cold (empty cache)", cold), ("warm (cached)", warm), ("numba floor (warm)", floor)):
         inside = statistics.median(s[0] for s in samples)
         whole = statistics.median(s[1] for s in samples)
-        print(f"{label:<20} in-process {inside:6.2f} s   process {whole:6.2f} s   "
-              f"(median of {len(samples)}; min in-process {min(s[0] for s in samples):.2f} s)")
+        print(
+            f"{label:<20} in-process {inside:6.2f} s   process {whole:6.2f} s   "
+            f"(median of {len(samples)}; min in-process {min(s[0] for s in samples):.2f} s)"
+        )
 
 
 def _has(module):
     import importlib.util
+
     return importlib.util.find_spec(module) is not None
 
 

@@ -23,13 +23,22 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bootmark import reference  # noqa: E402
-from bootmark.reference.draws import Purpose, WordStream  # noqa: E402
-from bootmark.reference.indices import STREAM_VERSION, index_rows  # noqa: E402
-from bootmark.reference.keys import replicate_key, root_key  # noqa: E402
-from bootmark.reference.models import (ARITHMETIC, FIXED_STREAMS, RECURSIVE_STREAMS, block_offset,  # noqa: E402
-                                       multipliers, replicate_paths, residual_indices, resolve_model)
-from bootmark.reference.data import as_series  # noqa: E402
+from bootmark.reference.data import as_series
+from bootmark.reference.draws import Purpose, WordStream
+from bootmark.reference.indices import STREAM_VERSION, index_rows
+from bootmark.reference.keys import replicate_key, root_key
+from bootmark.reference.models import (
+    ARITHMETIC,
+    FIXED_STREAMS,
+    RECURSIVE_STREAMS,
+    block_offset,
+    multipliers,
+    replicate_paths,
+    residual_indices,
+    resolve_model,
+)
+
+from bootmark import reference
 
 SEEDS = [0, 42, 2**100 + 3]
 N = 17
@@ -56,24 +65,31 @@ MODEL_METHODS = {
     "ResidualBootstrap(AR(1), IID())": reference.ResidualBootstrap(reference.AR(1), reference.IID()),
     "ResidualBootstrap(AR(2), Wild('rademacher'))": reference.ResidualBootstrap(reference.AR(2), reference.Wild()),
     "ResidualBootstrap(AR(1), Wild('mammen'))": reference.ResidualBootstrap(reference.AR(1), reference.Wild("mammen")),
-    "ResidualBootstrap(AR(1), BlockWild('rademacher', 3))":
-        reference.ResidualBootstrap(reference.AR(1), reference.BlockWild("rademacher", 3)),
-    "ResidualBootstrap(AR(2), BlockWild('mammen', 4))":
-        reference.ResidualBootstrap(reference.AR(2), reference.BlockWild("mammen", 4)),
+    "ResidualBootstrap(AR(1), BlockWild('rademacher', 3))": reference.ResidualBootstrap(
+        reference.AR(1), reference.BlockWild("rademacher", 3)
+    ),
+    "ResidualBootstrap(AR(2), BlockWild('mammen', 4))": reference.ResidualBootstrap(
+        reference.AR(2), reference.BlockWild("mammen", 4)
+    ),
     "SieveAR(max_order=3, innovation=IID())": reference.SieveAR(max_order=3),
 }
 FIXED_PURPOSES = (Purpose.FIXED_RESIDUAL_INDEX, Purpose.FIXED_WILD_MULTIPLIER, Purpose.FIXED_BLOCK_WILD_OFFSET)
 FIXED_MODEL_METHODS = {
-    "ResidualBootstrap(AR(1), IID(), design='fixed')":
-        reference.ResidualBootstrap(reference.AR(1), reference.IID(), design="fixed"),
-    "ResidualBootstrap(AR(2), Wild('rademacher'), design='fixed')":
-        reference.ResidualBootstrap(reference.AR(2), reference.Wild(), design="fixed"),
-    "ResidualBootstrap(AR(1), Wild('mammen'), design='fixed')":
-        reference.ResidualBootstrap(reference.AR(1), reference.Wild("mammen"), design="fixed"),
-    "ResidualBootstrap(AR(1), BlockWild('rademacher', 3), design='fixed')":
-        reference.ResidualBootstrap(reference.AR(1), reference.BlockWild("rademacher", 3), design="fixed"),
-    "ResidualBootstrap(AR(2), BlockWild('mammen', 4), design='fixed')":
-        reference.ResidualBootstrap(reference.AR(2), reference.BlockWild("mammen", 4), design="fixed"),
+    "ResidualBootstrap(AR(1), IID(), design='fixed')": reference.ResidualBootstrap(
+        reference.AR(1), reference.IID(), design="fixed"
+    ),
+    "ResidualBootstrap(AR(2), Wild('rademacher'), design='fixed')": reference.ResidualBootstrap(
+        reference.AR(2), reference.Wild(), design="fixed"
+    ),
+    "ResidualBootstrap(AR(1), Wild('mammen'), design='fixed')": reference.ResidualBootstrap(
+        reference.AR(1), reference.Wild("mammen"), design="fixed"
+    ),
+    "ResidualBootstrap(AR(1), BlockWild('rademacher', 3), design='fixed')": reference.ResidualBootstrap(
+        reference.AR(1), reference.BlockWild("rademacher", 3), design="fixed"
+    ),
+    "ResidualBootstrap(AR(2), BlockWild('mammen', 4), design='fixed')": reference.ResidualBootstrap(
+        reference.AR(2), reference.BlockWild("mammen", 4), design="fixed"
+    ),
 }
 
 
@@ -96,16 +112,21 @@ def _model_record(methods, purposes, streams):
     """Fits, raw words of ``purposes``, draws on ``streams`` and rebuilt series of ``methods``."""
     series = as_series(MODEL_DATA)
     models = {name: resolve_model(method, series, ARITHMETIC) for name, method in methods.items()}
-    record = {"stream_version": STREAM_VERSION, "x": MODEL_DATA,
-              "fits": {name: list(model.fit.components) for name, model in models.items()}, "seeds": {}}
+    record = {
+        "stream_version": STREAM_VERSION,
+        "x": MODEL_DATA,
+        "fits": {name: list(model.fit.components) for name, model in models.items()},
+        "seeds": {},
+    }
     for seed in SEEDS:
         root = root_key(seed)
         keys = [replicate_key(root, b) for b in range(ROWS)]
         record["seeds"][str(seed)] = {
             "words": {purpose.name: [hex(w) for w in _words(keys[0], purpose, 8)] for purpose in purposes},
             "residual_indices": [residual_indices(N, key, streams.residual_index) for key in keys],
-            "multipliers": {name: multipliers(name, 40, keys[0], streams.multiplier)
-                            for name in ("rademacher", "mammen")},
+            "multipliers": {
+                name: multipliers(name, 40, keys[0], streams.multiplier) for name in ("rademacher", "mammen")
+            },
             "block_offsets": [block_offset(10, key, streams.offset) for key in keys],
             "series": {name: list(replicate_paths(model, MODEL_DATA, seed, ROWS)) for name, model in models.items()},
         }
@@ -147,12 +168,17 @@ def _write(path, record):
 
 
 def main():
-    files = [(golden_path(), golden), (model_golden_path(), model_golden),
-             (fixed_model_golden_path(), fixed_model_golden)]
+    files = [
+        (golden_path(), golden),
+        (model_golden_path(), model_golden),
+        (fixed_model_golden_path(), fixed_model_golden),
+    ]
     missing = [(path, build) for path, build in files if not path.exists()]
     if not missing:
-        sys.exit(f"{', '.join(str(path) for path, _ in files)} exist; golden files are never overwritten. Bump "
-                 "STREAM_VERSION in reference/indices.py if the stream changed.")
+        sys.exit(
+            f"{', '.join(str(path) for path, _ in files)} exist; golden files are never overwritten. Bump "
+            "STREAM_VERSION in reference/indices.py if the stream changed."
+        )
     for path, build in missing:
         _write(path, build())
 

@@ -21,23 +21,31 @@ OK, CRITERION_FAILED, USAGE, STOPPED = 0, 1, 2, 3
 
 
 def add_parser(commands):
-    study = commands.add_parser("study", help="registered coverage studies: list, run, verify, show, render",
-                                description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    study = commands.add_parser(
+        "study",
+        help="registered coverage studies: list, run, verify, show, render",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     actions = study.add_subparsers(dest="study_command", required=True)
-    listed = actions.add_parser("list", help="the registered protocols (shipped and the workspace's) and their "
-                                "newest receipts")
+    listed = actions.add_parser(
+        "list", help="the registered protocols (shipped and the workspace's) and their newest receipts"
+    )
     listed.set_defaults(study_handler=_list)
     run = actions.add_parser("run", help="run a registered study and write its receipt")
     run.add_argument("study", help="study id (newest version), ID-vN, or a protocol .toml path")
-    run.add_argument("--profile", default=REGISTERED_PROFILE,
-                     help="run size declared in the protocol (default: the registered one)")
+    run.add_argument(
+        "--profile", default=REGISTERED_PROFILE, help="run size declared in the protocol (default: the registered one)"
+    )
     run.add_argument("--workers", type=int, default=1, help="local worker processes (default 1: this process)")
     run.add_argument("--scheduler", help="dask.distributed scheduler address (e.g. tcp://host:8786)")
     run.add_argument("--resume", action="store_true", help="continue an interrupted run from its checkpoints")
-    run.add_argument("--run-dir", help="checkpoint directory (default: the workspace's "
-                     "runs/<id>-v<version>-<profile>-<sha>)")
-    run.add_argument("--output-dir", default=None, help="where the receipt goes (default: the workspace's "
-                     "receipts/studies)")
+    run.add_argument(
+        "--run-dir", help="checkpoint directory (default: the workspace's runs/<id>-v<version>-<profile>-<sha>)"
+    )
+    run.add_argument(
+        "--output-dir", default=None, help="where the receipt goes (default: the workspace's receipts/studies)"
+    )
     run.add_argument("--no-write", action="store_true", help="print the table but write no receipt")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.set_defaults(study_handler=_run)
@@ -51,33 +59,41 @@ def add_parser(commands):
     show.add_argument("receipt")
     show.set_defaults(study_handler=_show)
     render = actions.add_parser("render", help="coverage tables and charts from the newest receipts")
-    render.add_argument("--readme", action="store_true", help="rewrite the workspace README's marked coverage "
-                        "section")
+    render.add_argument("--readme", action="store_true", help="rewrite the workspace README's marked coverage section")
     render.set_defaults(study_handler=_render)
     return study
 
 
 def _list(args):
     from . import protocol, report
+
     newest = report.newest_study_receipts()
     for found in protocol.registered():
-        where = found.source_path if found.source_path and not found.source_path.startswith(
-            protocol.PROTOCOL_DIRECTORY) else None
+        where = (
+            found.source_path
+            if found.source_path and not found.source_path.startswith(protocol.PROTOCOL_DIRECTORY)
+            else None
+        )
         path = newest.get((found.id, found.version), (None,))[0]
         receipt = os.path.basename(path) if path else "no receipt yet"
-        profiles = ", ".join(f"{p.name} ({p.series} series)" for p in found.profiles.values() if p) \
+        profiles = (
+            ", ".join(f"{p.name} ({p.series} series)" for p in found.profiles.values() if p)
             or f"registered ({found.replicates} replicates)"
-        print(f"{found.id}-v{found.version}  {found.title}" + (f"\n    file: {where}" if where else "")
-              + f"\n    profiles: {profiles}\n    newest: {receipt}")
+        )
+        print(
+            f"{found.id}-v{found.version}  {found.title}"
+            + (f"\n    file: {where}" if where else "")
+            + f"\n    profiles: {profiles}\n    newest: {receipt}"
+        )
     return OK
 
 
 def _run(args):
     from bootmark import provenance
 
-    from . import peers
+    from . import peers, runner, summary
     from . import protocol as protocols
-    from . import runner, summary
+
     found = protocols.find(args.study)
     if found.kind == "coverage":
         found.profile(args.profile)
@@ -86,12 +102,20 @@ def _run(args):
         raise protocols.ProtocolError(f"--workers must be at least 1, got {args.workers}")
     if not args.no_write:  # checked before the run, not after it
         from bootmark import workspace
+
         workspace.writable_directory("study", args.output_dir)
     started = provenance.collect()
     if found.kind != "coverage":
         return _run_process(found, started, args)
-    body = runner.run_study(found, args.profile, workers=args.workers, scheduler=args.scheduler,
-                            run_directory=args.run_dir, resume=args.resume, show_progress=not args.no_progress)
+    body = runner.run_study(
+        found,
+        args.profile,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        run_directory=args.run_dir,
+        resume=args.resume,
+        show_progress=not args.no_progress,
+    )
     started["finished_utc"] = provenance.utc_now()
     print(summary.render_table(body["results"], 1.0 - found.alpha))
     return _record(args, "study", started, body, f"{found.id}-v{found.version}-{args.profile}")
@@ -100,11 +124,13 @@ def _run(args):
 def _record(args, kind, started, body, tag):
     """Write the receipt (unless --no-write); the exit code from the criteria judged."""
     from bootmark import receipts, workspace
+
     if args.no_write:
         print("(receipt not written: --no-write)")
     else:
-        path = receipts.write_receipt(receipts.seal(kind, started, body),
-                                      workspace.directory_for(kind, args.output_dir), tag=tag)
+        path = receipts.write_receipt(
+            receipts.seal(kind, started, body), workspace.directory_for(kind, args.output_dir), tag=tag
+        )
         print(f"receipt: {path}")
     judged = [verdict for verdict in body["results"]["criteria"] if verdict["judged"]]
     return OK if all(verdict["passed"] for verdict in judged) else CRITERION_FAILED
@@ -115,10 +141,14 @@ def _run_process(found, started, args):
     from bootmark import provenance
 
     from . import multipliers
+
     if args.profile != REGISTERED_PROFILE or args.workers != 1 or args.scheduler or args.resume:
         from .protocol import ProtocolError
-        raise ProtocolError(f"{found.id} is a process study: it runs whole, in this process, in seconds "
-                            "(no --profile, --workers, --scheduler or --resume)")
+
+        raise ProtocolError(
+            f"{found.id} is a process study: it runs whole, in this process, in seconds "
+            "(no --profile, --workers, --scheduler or --resume)"
+        )
     body = multipliers.run(found, show_progress=not args.no_progress)
     started["finished_utc"] = provenance.utc_now()
     print(multipliers.render_table(body["results"]))
@@ -130,6 +160,7 @@ def _verify(args):
 
     from .runner import StudyError
     from .verify import verify
+
     if not os.path.isfile(args.receipt):
         raise ReceiptError(f"no receipt file {args.receipt!r}; name a study receipt, e.g. from receipts/studies/")
     if args.sample < 1:
@@ -149,6 +180,7 @@ def _require_peers_of(receipt):
     say so in one line (PeerNotInstalledError) before any work."""
     from . import peers
     from . import protocol as protocols
+
     if receipt["kind"] != "study":
         return
     study = receipt["body"]["study"]
@@ -160,6 +192,7 @@ def _show(args):
     from bootmark.receipts import ReceiptError, load_receipt
 
     from . import summary
+
     if not os.path.isfile(args.receipt):
         raise ReceiptError(f"no receipt file {args.receipt!r}; name a study receipt, e.g. from receipts/studies/")
     body = load_receipt(args.receipt)["body"]
@@ -168,11 +201,14 @@ def _show(args):
     study = body["study"]
     if study.get("kind") == "multiplier_autocorrelation":
         from .multipliers import render_table
+
         print(f"{study['id']} v{study['version']}: {study['title']} ({body['design']['replicates']} replicates)")
         print(render_table(body["results"]))
         return OK
-    print(f"{study['id']} v{study['version']}: {study['title']} (profile {body['profile']['name']}, "
-          f"{body['profile']['series']} series per n)")
+    print(
+        f"{study['id']} v{study['version']}: {study['title']} (profile {body['profile']['name']}, "
+        f"{body['profile']['series']} series per n)"
+    )
     print(summary.render_table(body["results"], 1.0 - body["design"]["alpha"]))
     return OK
 
@@ -181,6 +217,7 @@ def _render(args):
     from bootmark.cli import UsageError
 
     from . import report
+
     try:
         if args.readme:
             paths = report.update_readme()
@@ -196,12 +233,16 @@ def _pin_blas_kernel(command_line):
     """Re-execute this command with the OpenBLAS kernel pinned (:mod:`bootmark.blas`),
     when it is not and the command came from a shell (``command_line``, not None)."""
     from bootmark import blas
+
     if command_line is None or os.environ.get(blas.CORETYPE_VARIABLE) == blas.PINNED_CORETYPE:
         return
     if blas.kernel_problem() is None or not os.path.isfile(sys.argv[0]):
         return
-    print(f"bootmark study: re-running with {blas.CORETYPE_VARIABLE}={blas.PINNED_CORETYPE} so the peers' "
-          "results replay bit for bit on any x86-64 machine", file=sys.stderr)
+    print(
+        f"bootmark study: re-running with {blas.CORETYPE_VARIABLE}={blas.PINNED_CORETYPE} so the peers' "
+        "results replay bit for bit on any x86-64 machine",
+        file=sys.stderr,
+    )
     sys.stderr.flush()
     os.execve(sys.executable, [sys.executable, sys.argv[0], *command_line], blas.pinned_environment())
 

@@ -23,7 +23,6 @@ from fractions import Fraction
 from types import MappingProxyType
 
 import numpy as np
-
 from bootmark.reference.errors import ErrorCode, InvalidParameterError
 from bootmark.reference.validation import as_integer
 
@@ -51,8 +50,9 @@ def _length(n):
 
 def _check_sd(value, name):
     if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
-        raise InvalidParameterError(ErrorCode.DATA_SHAPE, name, f"must be a finite number > 0, got {value!r}",
-                                    f"pass {name} > 0")
+        raise InvalidParameterError(
+            ErrorCode.DATA_SHAPE, name, f"must be a finite number > 0, got {value!r}", f"pass {name} > 0"
+        )
 
 
 def _check_stationary_ar(coefficients, name):
@@ -60,8 +60,12 @@ def _check_stationary_ar(coefficients, name):
     polynomial = np.r_[1.0, -np.asarray(coefficients, dtype=float)]
     roots = np.roots(polynomial[::-1]) if len(coefficients) else np.array([])
     if np.any(np.abs(roots) <= 1.0 + 1e-12):
-        raise InvalidParameterError(ErrorCode.DATA_SHAPE, name, f"{tuple(coefficients)} is not stationary",
-                                    "pass coefficients whose AR polynomial has all roots outside the unit circle")
+        raise InvalidParameterError(
+            ErrorCode.DATA_SHAPE,
+            name,
+            f"{tuple(coefficients)} is not stationary",
+            "pass coefficients whose AR polynomial has all roots outside the unit circle",
+        )
 
 
 def _arma_path(n, ar, ma, innovation_sd, burn_in, seed):
@@ -106,8 +110,12 @@ def ar1_mean_standard_error(n, phi, innovation_sd=1.0):
 
 def _only_mean(statistic, process):
     if statistic != "mean":
-        raise InvalidParameterError(ErrorCode.STATISTIC, "statistic", f"{process} has no truth for {statistic!r}",
-                                    "use statistic = 'mean'" + (" or 'ar1_slope'" if process in ("ar1", "ar3") else ""))
+        raise InvalidParameterError(
+            ErrorCode.STATISTIC,
+            "statistic",
+            f"{process} has no truth for {statistic!r}",
+            "use statistic = 'mean'" + (" or 'ar1_slope'" if process in ("ar1", "ar3") else ""),
+        )
 
 
 BARTLETT_LAGS = 2000  # terms of Bartlett's sum; the AR autocorrelations decay geometrically
@@ -118,7 +126,7 @@ def _solve_exactly(system, right):
 
     Not ``np.linalg.solve``: LAPACK's rounding depends on the machine's BLAS kernel, and a
     truth must have the same bits everywhere. Exact fractions, rounded once, do."""
-    rows = [row[:] + [value] for row, value in zip(system, right)]
+    rows = [row[:] + [value] for row, value in zip(system, right, strict=True)]
     size = len(rows)
     for column in range(size):
         pivot = next((r for r in range(column, size) if rows[r][column] != 0), None)
@@ -128,7 +136,7 @@ def _solve_exactly(system, right):
         for r in range(size):
             if r != column and rows[r][column] != 0:
                 factor = rows[r][column] / rows[column][column]
-                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[column])]
+                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[column], strict=True)]
     return [rows[r][size] / rows[r][r] for r in range(size)]
 
 
@@ -154,8 +162,11 @@ def _slope_truth(rho, n):
     """Truth of the OLS AR(1) slope: its limit rho_1 and Bartlett's large-n SE of the lag-1
     autocorrelation, sqrt(sum_k (rho_{k+1} + rho_{k-1} - 2 rho_1 rho_k)**2 / n)."""
     terms = [(rho[k + 1] + rho[k - 1] - 2.0 * rho[1] * rho[k]) ** 2 for k in range(1, len(rho) - 1)]
-    return Truth(float(rho[1]), math.sqrt(math.fsum(terms) / n),
-                 "closed form: rho_1 by Yule-Walker; SE by Bartlett's formula for the lag-1 autocorrelation")
+    return Truth(
+        float(rho[1]),
+        math.sqrt(math.fsum(terms) / n),
+        "closed form: rho_1 by Yule-Walker; SE by Bartlett's formula for the lag-1 autocorrelation",
+    )
 
 
 @dataclass(frozen=True)
@@ -169,8 +180,9 @@ class AR1:
 
     def __post_init__(self):
         if not (isinstance(self.phi, (int, float)) and -1.0 < self.phi < 1.0):
-            raise InvalidParameterError(ErrorCode.DATA_SHAPE, "phi", f"{self.phi!r} is not stationary",
-                                        "pass |phi| < 1")
+            raise InvalidParameterError(
+                ErrorCode.DATA_SHAPE, "phi", f"{self.phi!r} is not stationary", "pass |phi| < 1"
+            )
         _check_sd(self.innovation_sd, "innovation_sd")
 
     def sample(self, n, seed):
@@ -180,8 +192,11 @@ class AR1:
         if statistic == "ar1_slope":
             return _slope_truth(autocorrelations((self.phi,)), _length(n))
         _only_mean(statistic, "ar1")
-        return Truth(0.0, ar1_mean_standard_error(n, self.phi, self.innovation_sd),
-                     "closed form: mean 0; SE (sigma/sqrt(n)) sqrt((1+phi)/(1-phi)), sigma the process sd")
+        return Truth(
+            0.0,
+            ar1_mean_standard_error(n, self.phi, self.innovation_sd),
+            "closed form: mean 0; SE (sigma/sqrt(n)) sqrt((1+phi)/(1-phi)), sigma the process sd",
+        )
 
 
 @dataclass(frozen=True)
@@ -207,8 +222,11 @@ class AR3:
             return _slope_truth(autocorrelations((self.phi1, self.phi2, self.phi3)), _length(n))
         _only_mean(statistic, "ar3")
         long_run_sd = self.innovation_sd / abs(1.0 - self.phi1 - self.phi2 - self.phi3)
-        return Truth(0.0, long_run_sd / math.sqrt(_length(n)),
-                     "closed form: mean 0; SE sqrt(LRV/n), LRV = sd**2 / (1 - phi1 - phi2 - phi3)**2")
+        return Truth(
+            0.0,
+            long_run_sd / math.sqrt(_length(n)),
+            "closed form: mean 0; SE sqrt(LRV/n), LRV = sd**2 / (1 - phi1 - phi2 - phi3)**2",
+        )
 
 
 @dataclass(frozen=True)
@@ -231,8 +249,11 @@ class ARMA11:
     def truth(self, n, statistic="mean"):
         _only_mean(statistic, "arma11")
         long_run_sd = self.innovation_sd * abs(1.0 + self.theta) / (1.0 - self.phi)
-        return Truth(0.0, long_run_sd / math.sqrt(_length(n)),
-                     "closed form: mean 0; SE sqrt(LRV/n), LRV = sd**2 (1 + theta)**2 / (1 - phi)**2")
+        return Truth(
+            0.0,
+            long_run_sd / math.sqrt(_length(n)),
+            "closed form: mean 0; SE sqrt(LRV/n), LRV = sd**2 (1 + theta)**2 / (1 - phi)**2",
+        )
 
 
 @dataclass(frozen=True)
@@ -264,7 +285,7 @@ class HeteroskedasticAR1:
         """(draws, n) paths from one numpy Generator, vectorised across draws."""
         scales = self.shock_scales(n)
         paths = np.empty((draws, n))
-        paths[:, 0] = generator.standard_normal(draws) / math.sqrt(1.0 - self.phi ** 2)
+        paths[:, 0] = generator.standard_normal(draws) / math.sqrt(1.0 - self.phi**2)
         shocks = generator.standard_normal((n - 1, draws))
         for t in range(1, n):
             paths[:, t] = self.phi * paths[:, t - 1] + scales[t - 1] * shocks[t - 1]
@@ -275,9 +296,14 @@ class HeteroskedasticAR1:
 
     def truth(self, n, statistic="ar1_slope"):
         if statistic != "ar1_slope":
-            raise InvalidParameterError(ErrorCode.STATISTIC, "statistic", f"heteroskedastic_ar1 has no truth for "
-                                        f"{statistic!r}", "use statistic = 'ar1_slope'")
+            raise InvalidParameterError(
+                ErrorCode.STATISTIC,
+                "statistic",
+                f"heteroskedastic_ar1 has no truth for {statistic!r}",
+                "use statistic = 'ar1_slope'",
+            )
         from .truth import heteroskedastic_slope_truth
+
         return heteroskedastic_slope_truth(self, n)
 
 
@@ -287,7 +313,7 @@ def ols_ar1_slope(paths):
     lagged, current = paths[:, :-1], paths[:, 1:]
     lagged_centred = lagged - lagged.mean(axis=1, keepdims=True)
     current_centred = current - current.mean(axis=1, keepdims=True)
-    slopes = np.sum(lagged_centred * current_centred, axis=1) / np.sum(lagged_centred ** 2, axis=1)
+    slopes = np.sum(lagged_centred * current_centred, axis=1) / np.sum(lagged_centred**2, axis=1)
     return slopes if slopes.shape[0] > 1 else float(slopes[0])
 
 
@@ -297,10 +323,15 @@ PROCESSES = MappingProxyType({"ar1": AR1, "ar3": AR3, "arma11": ARMA11, "heteros
 def make_process(name, parameters):
     """The process ``name`` (a key of PROCESSES) built from a dict of parameters."""
     if name not in PROCESSES:
-        raise InvalidParameterError(ErrorCode.DATA_SHAPE, "dgp.name", f"unknown process {name!r}",
-                                    f"use one of {', '.join(PROCESSES)}")
+        raise InvalidParameterError(
+            ErrorCode.DATA_SHAPE, "dgp.name", f"unknown process {name!r}", f"use one of {', '.join(PROCESSES)}"
+        )
     try:
         return PROCESSES[name](**parameters)
     except TypeError as error:
-        raise InvalidParameterError(ErrorCode.DATA_SHAPE, "dgp.parameters", f"{name}: {error}",
-                                    f"see the fields of studies.dgp.{PROCESSES[name].__name__}") from None
+        raise InvalidParameterError(
+            ErrorCode.DATA_SHAPE,
+            "dgp.parameters",
+            f"{name}: {error}",
+            f"see the fields of studies.dgp.{PROCESSES[name].__name__}",
+        ) from None

@@ -49,6 +49,7 @@ def _engine_replicates(spec, x, protocol, seed):
     resampled path by ``studies.dgp.ols_ar1_slope``.
     """
     from bootmark import engine
+
     method = spec.method()
     if protocol.statistic == "mean":
         result = engine.bootstrap_reduce(x, method, "mean", protocol.n_bootstraps, seed)
@@ -76,6 +77,7 @@ def _block_length(method):
 def _engine_outcome(spec, x, protocol, seed):
     from bootmark.engine.api import calibration_points, studentization
     from bootmark.engine.intervals import bootstrap_standard_error, interval
+
     result, replicates, point = _engine_replicates(spec, x, protocol, seed)
     bounds = []
     for kind in spec.kinds:
@@ -90,6 +92,7 @@ def _engine_outcome(spec, x, protocol, seed):
 
 def _peer_outcome(spec, x, protocol, seed):
     from .peers import PEER_RESAMPLERS
+
     peer = PEER_RESAMPLERS[spec.peer]
     bounds, point, standard_error, length = [], None, None, None
     for kind in spec.kinds:

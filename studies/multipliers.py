@@ -88,46 +88,71 @@ def parse(table, text, file_name, field, positive, error):
         test = field(item, "test", str, f"{where} [[criteria]]")
         if test not in CRITERION_TESTS:
             raise error(f"{where}: criterion test {test!r} is not one of {CRITERION_TESTS}")
-        criteria.append(MultiplierCriterion(field(item, "id", str, where), test, field(item, "lag", int, where),
-                                            field(item, "rationale", str, where),
-                                            field(item, "k", float, where, 3.0, required=False)))
-    published = tuple((field(item, "lag", int, where), field(item, "value", float, where),
-                       field(item, "replicates", int, where), field(item, "source", str, where))
-                      for item in table.get("published", []))
+        criteria.append(
+            MultiplierCriterion(
+                field(item, "id", str, where),
+                test,
+                field(item, "lag", int, where),
+                field(item, "rationale", str, where),
+                field(item, "k", float, where, 3.0, required=False),
+            )
+        )
+    published = tuple(
+        (
+            field(item, "lag", int, where),
+            field(item, "value", float, where),
+            field(item, "replicates", int, where),
+            field(item, "source", str, where),
+        )
+        for item in table.get("published", [])
+    )
     for criterion in criteria:
         if criterion.lag not in lags:
             raise error(f"{where} ({criterion.id}): lag {criterion.lag} is not one of the study's lags {lags}")
         if criterion.test == "published_within" and criterion.lag not in {lag for lag, *_ in published}:
             raise error(f"{where} ({criterion.id}): no published figure at lag {criterion.lag}")
     return MultiplierProtocol(
-        id=field(table, "id", str, where), version=field(table, "version", int, where),
-        registered=str(field(table, "registered", object, where)), title=field(table, "title", str, where),
-        claim=field(table, "claim", str, where), distribution=distribution,
+        id=field(table, "id", str, where),
+        version=field(table, "version", int, where),
+        registered=str(field(table, "registered", object, where)),
+        title=field(table, "title", str, where),
+        claim=field(table, "claim", str, where),
+        distribution=distribution,
         block_length=positive(field(design, "block_length", int, f"{where} [design]"), "block_length", where),
-        length=length, replicates=positive(field(design, "replicates", int, f"{where} [design]"), "replicates", where),
-        lags=lags, root_seed=field(design, "root_seed", int, f"{where} [design]"), criteria=tuple(criteria),
-        published=published, file_name=file_name, text=text, sha256=hashlib.sha256(text.encode()).hexdigest())
+        length=length,
+        replicates=positive(field(design, "replicates", int, f"{where} [design]"), "replicates", where),
+        lags=lags,
+        root_seed=field(design, "root_seed", int, f"{where} [design]"),
+        criteria=tuple(criteria),
+        published=published,
+        file_name=file_name,
+        text=text,
+        sha256=hashlib.sha256(text.encode()).hexdigest(),
+    )
 
 
 def multiplier_process(protocol, replicate):
     """v_0 .. v_{length-1} of one replicate: the engine's block multipliers on its phase grid."""
     from bootmark.engine import models
     from bootmark.reference.models import block_count
+
     length, size = protocol.length, protocol.block_length
     offset = models.block_offset(size, protocol.root_seed, replicate)
-    values = models.multipliers(protocol.distribution, block_count(length, size, offset), protocol.root_seed,
-                                replicate)
+    values = models.multipliers(protocol.distribution, block_count(length, size, offset), protocol.root_seed, replicate)
     return [float(values[(j + offset) // size]) for j in range(length)]
 
 
 def estimate(protocol, show_progress=False):
     """{lag: (estimate, mc_se, sd of the per-replicate means)} over all replicates."""
     from tqdm import tqdm
+
     per_replicate = {lag: [] for lag in protocol.lags}
     for replicate in tqdm(range(protocol.replicates), disable=not show_progress, desc=protocol.id, unit="replicate"):
         v = multiplier_process(protocol, replicate)
         for lag in protocol.lags:
-            per_replicate[lag].append(math.fsum(a * b for a, b in zip(v, v[lag:])) / (len(v) - lag))
+            # the len(v) - lag products v_t v_{t+lag}: zip stops at the shorter v[lag:]
+            products = math.fsum(a * b for a, b in zip(v, v[lag:], strict=False))
+            per_replicate[lag].append(products / (len(v) - lag))
     out = {}
     for lag, means in per_replicate.items():
         centre = math.fsum(means) / len(means)
@@ -147,25 +172,38 @@ def results_of(protocol, estimates):
     for lag in protocol.lags:
         value, mc_se, spread = estimates[lag]
         law = triangular_law(lag, protocol.block_length)
-        row = {"lag": lag, "estimate": value, "mc_se": mc_se, "law": law,
-               "z_law": (value - law) / mc_se if mc_se else None, "published": None, "z_published": None,
-               "source": None}
+        row = {
+            "lag": lag,
+            "estimate": value,
+            "mc_se": mc_se,
+            "law": law,
+            "z_law": (value - law) / mc_se if mc_se else None,
+            "published": None,
+            "z_published": None,
+            "source": None,
+        }
         if lag in published:
             figure, count, source = published[lag]
-            combined = math.sqrt(mc_se ** 2 + spread ** 2 / count)
-            row.update(published=figure, z_published=(value - figure) / combined if combined else None,
-                       source=source)
+            combined = math.sqrt(mc_se**2 + spread**2 / count)
+            row.update(published=figure, z_published=(value - figure) / combined if combined else None, source=source)
         rows.append(row)
     by_lag = {row["lag"]: row for row in rows}
     verdicts = []
     for criterion in protocol.criteria:
         row = by_lag[criterion.lag]
         z = row["z_law"] if criterion.test == "law_within" else row["z_published"]
-        verdicts.append({"id": criterion.id, "statement": criterion.statement, "rationale": criterion.rationale,
-                         "passed": z is not None and abs(z) <= criterion.k, "judged": True,
-                         "detail": f"estimate {row['estimate']:.4f} vs "
-                                   f"{row['law'] if criterion.test == 'law_within' else row['published']:.3f}, "
-                                   f"z = {z:+.2f}"})
+        verdicts.append(
+            {
+                "id": criterion.id,
+                "statement": criterion.statement,
+                "rationale": criterion.rationale,
+                "passed": z is not None and abs(z) <= criterion.k,
+                "judged": True,
+                "detail": f"estimate {row['estimate']:.4f} vs "
+                f"{row['law'] if criterion.test == 'law_within' else row['published']:.3f}, "
+                f"z = {z:+.2f}",
+            }
+        )
     return {"lags": rows, "criteria": verdicts}
 
 
@@ -176,25 +214,44 @@ def results_hash(results):
 def run(protocol, show_progress=True):
     """The receipt body of a process study."""
     from .peers import peer_versions
+
     results = results_of(protocol, estimate(protocol, show_progress))
-    return {"study": {"id": protocol.id, "version": protocol.version, "title": protocol.title,
-                      "file": protocol.file_name, "protocol_sha256": protocol.sha256, "protocol_text": protocol.text,
-                      "kind": protocol.kind},
-            "design": {"distribution": protocol.distribution, "block_length": protocol.block_length,
-                       "length": protocol.length, "replicates": protocol.replicates, "lags": list(protocol.lags),
-                       "root_seed": protocol.root_seed},
-            "peers": peer_versions(), "results": results,
-            "results_sha256": results_hash(results)}
+    return {
+        "study": {
+            "id": protocol.id,
+            "version": protocol.version,
+            "title": protocol.title,
+            "file": protocol.file_name,
+            "protocol_sha256": protocol.sha256,
+            "protocol_text": protocol.text,
+            "kind": protocol.kind,
+        },
+        "design": {
+            "distribution": protocol.distribution,
+            "block_length": protocol.block_length,
+            "length": protocol.length,
+            "replicates": protocol.replicates,
+            "lags": list(protocol.lags),
+            "root_seed": protocol.root_seed,
+        },
+        "peers": peer_versions(),
+        "results": results,
+        "results_sha256": results_hash(results),
+    }
 
 
 def render_table(results):
     lines = [f"{'lag':>4}{'estimate':>10}{'MC SE':>9}{'law 1-h/L':>11}{'z':>7}{'published':>11}{'z':>7}"]
     for row in results["lags"]:
         published = "" if row["published"] is None else f"{row['published']:>11.3f}{row['z_published']:>+7.2f}"
-        lines.append(f"{row['lag']:>4}{row['estimate']:>10.4f}{row['mc_se']:>9.4f}{row['law']:>11.3f}"
-                     f"{row['z_law']:>+7.2f}{published}")
+        lines.append(
+            f"{row['lag']:>4}{row['estimate']:>10.4f}{row['mc_se']:>9.4f}{row['law']:>11.3f}"
+            f"{row['z_law']:>+7.2f}{published}"
+        )
     lines += ["", "criteria (registered before the run):"]
     for verdict in results["criteria"]:
-        lines.append(f"  {'PASS' if verdict['passed'] else 'FAIL'}  {verdict['id']}: {verdict['statement']}  "
-                     f"[{verdict['detail']}]")
+        lines.append(
+            f"  {'PASS' if verdict['passed'] else 'FAIL'}  {verdict['id']}: {verdict['statement']}  "
+            f"[{verdict['detail']}]"
+        )
     return "\n".join(lines)

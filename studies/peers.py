@@ -62,15 +62,21 @@ A peer that is not installed is still listed; its ``interval`` raises
 import importlib
 import math
 import warnings
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Callable, Mapping
 
 import numpy as np
+from bootmark.reference.errors import (
+    DataTypeError,
+    ErrorCode,
+    InvalidDataError,
+    InvalidParameterError,
+    ParameterTypeError,
+)
+from bootmark.reference.validation import check_alpha, check_n_bootstraps, check_seed
 
 from bootmark.provenance import package_version
-from bootmark.reference.errors import DataTypeError, ErrorCode, InvalidDataError, InvalidParameterError, ParameterTypeError
-from bootmark.reference.validation import check_alpha, check_n_bootstraps, check_seed
 
 #: Inner replicates of arch's nested bootstrap for kind "studentized", per outer replicate.
 #: arch's default is 1000, which costs B * 1000 resamples: 45 s a call at n=200, B=999 on
@@ -79,30 +85,35 @@ from bootmark.reference.validation import check_alpha, check_n_bootstraps, check
 STUDENTIZE_REPS = 50
 
 #: bootmark's interval names -> arch's ``conf_int`` method names.
-ARCH_METHODS = MappingProxyType({
-    "percentile": "percentile",
-    "basic": "basic",
-    "normal": "norm",
-    "bc": "bc",
-    "bca": "bca",
-    "studentized": "studentized",
-})
+ARCH_METHODS = MappingProxyType(
+    {
+        "percentile": "percentile",
+        "basic": "basic",
+        "normal": "norm",
+        "bc": "bc",
+        "bca": "bca",
+        "studentized": "studentized",
+    }
+)
 
 #: Kinds tsbootstrap's compiled backend serves for a built-in statistic.
 TSBOOTSTRAP_KINDS = ("percentile", "basic")
 
-_INSTALL_HINT = MappingProxyType({
-    "arch": "pip install 'arch==8.0.0' (a dependency of bootmark: reinstall bootmark to restore it)",
-    "tsbootstrap": "pip install 'bootmark[peers]' (tsbootstrap==0.7.3)",
-})
+_INSTALL_HINT = MappingProxyType(
+    {
+        "arch": "pip install 'arch==8.0.0' (a dependency of bootmark: reinstall bootmark to restore it)",
+        "tsbootstrap": "pip install 'bootmark[peers]' (tsbootstrap==0.7.3)",
+    }
+)
 
 
 class PeerNotInstalledError(ModuleNotFoundError):
     """The peer package a resampler needs is not importable; the message says how to install it."""
 
     def __init__(self, package):
-        super().__init__(f"{package} is not installed, so its resamplers cannot run: "
-                         f"{_INSTALL_HINT[package]}", name=package)
+        super().__init__(
+            f"{package} is not installed, so its resamplers cannot run: {_INSTALL_HINT[package]}", name=package
+        )
         self.package = package
 
     def __reduce__(self):  # rebuilt from the package name when it crosses a process boundary
@@ -181,8 +192,9 @@ class PeerResampler:
         if not isinstance(kind, str):
             raise ParameterTypeError(ErrorCode.INTERVAL_KIND, "kind", f"expected a string, got {kind!r}", fix)
         if kind not in self.kinds:
-            raise InvalidParameterError(ErrorCode.INTERVAL_KIND, "kind",
-                                        f"{self.name} has no interval kind {kind!r}", fix)
+            raise InvalidParameterError(
+                ErrorCode.INTERVAL_KIND, "kind", f"{self.name} has no interval kind {kind!r}", fix
+            )
         return kind
 
 
@@ -190,20 +202,29 @@ def _check_series(series):
     """The series as a contiguous 1-D float64 array, or a typed error naming ``series``."""
     x = np.asarray(series)
     if x.dtype.kind not in "iuf":
-        raise DataTypeError(ErrorCode.DATA_TYPE, "series", f"expected real numbers, got dtype {x.dtype}",
-                            "pass a 1-D float64 numpy array")
+        raise DataTypeError(
+            ErrorCode.DATA_TYPE,
+            "series",
+            f"expected real numbers, got dtype {x.dtype}",
+            "pass a 1-D float64 numpy array",
+        )
     if x.ndim != 1:
-        raise InvalidDataError(ErrorCode.DATA_SHAPE, "series", f"expected 1-D, got shape {x.shape}",
-                               "pass one series as a 1-D array")
+        raise InvalidDataError(
+            ErrorCode.DATA_SHAPE, "series", f"expected 1-D, got shape {x.shape}", "pass one series as a 1-D array"
+        )
     if x.shape[0] < 2:
-        raise InvalidDataError(ErrorCode.DATA_TOO_SHORT, "series", f"needs at least 2 values, got {x.shape[0]}",
-                               "pass a longer series")
+        raise InvalidDataError(
+            ErrorCode.DATA_TOO_SHORT, "series", f"needs at least 2 values, got {x.shape[0]}", "pass a longer series"
+        )
     x = np.ascontiguousarray(x, dtype=np.float64)
     bad = ~np.isfinite(x)
     if bad.any():
-        raise InvalidDataError(ErrorCode.DATA_NOT_FINITE, "series",
-                               f"{int(bad.sum())} NaN or infinite value(s), first at position {int(np.argmax(bad))}",
-                               "drop or impute them before bootstrapping")
+        raise InvalidDataError(
+            ErrorCode.DATA_NOT_FINITE,
+            "series",
+            f"{int(bad.sum())} NaN or infinite value(s), first at position {int(np.argmax(bad))}",
+            "drop or impute them before bootstrapping",
+        )
     return x
 
 
@@ -225,6 +246,7 @@ def _mean(x):
 
 # ---------------------------------------------------------------------------- arch
 
+
 def _arch_block_length(x, column):
     """arch's unrounded Politis-White estimate for ``column`` ("circular" or "stationary")."""
     arch_bootstrap = _import("arch.bootstrap")
@@ -237,9 +259,12 @@ def _arch_block_length(x, column):
     else:
         why = ""
     if not math.isfinite(estimate):
-        raise InvalidDataError(ErrorCode.BLOCK_LENGTH_ESTIMATE, "series",
-                               f"arch's optimal_block_length is undefined for this series of {x.shape[0]} "
-                               f"values{why}", "pass a longer, non-constant series")
+        raise InvalidDataError(
+            ErrorCode.BLOCK_LENGTH_ESTIMATE,
+            "series",
+            f"arch's optimal_block_length is undefined for this series of {x.shape[0]} values{why}",
+            "pass a longer, non-constant series",
+        )
     return estimate
 
 
@@ -266,8 +291,9 @@ def _arch_interval(class_name):
         try:
             if method == "studentized":
                 nested, _ = _arch_resampler(class_name, x, seed)
-                bounds = nested.conf_int(_mean, n_bootstraps, method=method, size=1.0 - alpha,
-                                         studentize_reps=STUDENTIZE_REPS)
+                bounds = nested.conf_int(
+                    _mean, n_bootstraps, method=method, size=1.0 - alpha, studentize_reps=STUDENTIZE_REPS
+                )
             else:
                 with warnings.catch_warnings():
                     warnings.filterwarnings("error", message="The conditions to reuse")
@@ -275,12 +301,19 @@ def _arch_interval(class_name):
         except RuntimeError as error:  # arch's bias correction or studentization is undefined here
             raise PeerFailure(f"arch.{class_name} kind {kind!r}: {error}") from error
         bounds = np.asarray(bounds, dtype=np.float64).reshape(2)
-        return PeerInterval(lower=float(bounds[0]), upper=float(bounds[1]), point=float(_mean(x)),
-                            standard_error=standard_error, block_length=block_length)
+        return PeerInterval(
+            lower=float(bounds[0]),
+            upper=float(bounds[1]),
+            point=float(_mean(x)),
+            standard_error=standard_error,
+            block_length=block_length,
+        )
+
     return run
 
 
 # ----------------------------------------------------------------------- tsbootstrap
+
 
 def _tsbootstrap_moving_block(x, alpha, kind, n_bootstraps, seed):
     tsbootstrap = _import("tsbootstrap")
@@ -288,40 +321,80 @@ def _tsbootstrap_moving_block(x, alpha, kind, n_bootstraps, seed):
 
     length = optimal_block_length(x, kind="circular")  # exactly what block_length="auto" resolves to
     replicates = tsbootstrap.bootstrap_reduce(
-        x, method=tsbootstrap.MovingBlock(block_length=length), statistic="mean", n_bootstraps=n_bootstraps,
-        random_state=seed, backend="compiled").statistics
+        x,
+        method=tsbootstrap.MovingBlock(block_length=length),
+        statistic="mean",
+        n_bootstraps=n_bootstraps,
+        random_state=seed,
+        backend="compiled",
+    ).statistics
     replicates = np.asarray(replicates, dtype=np.float64).reshape(n_bootstraps)
     point = float(_mean(x))  # tsbootstrap's "mean" reducer on the original series
     if kind == "percentile":
         lower, upper = tsbootstrap.percentile_interval(replicates, alpha=alpha)
     else:
         lower, upper = tsbootstrap.basic_interval(replicates, np.float64(point), alpha=alpha)
-    return PeerInterval(lower=float(lower), upper=float(upper), point=point,
-                        standard_error=float(np.std(replicates)), block_length=float(length))
+    return PeerInterval(
+        lower=float(lower),
+        upper=float(upper),
+        point=point,
+        standard_error=float(np.std(replicates)),
+        block_length=float(length),
+    )
 
 
 # -------------------------------------------------------------------------- registry
 
+
 def _registry():
     arch_se = "std of the B replicates, divisor B (arch .cov); interval from the same replicates (reuse=True)"
     entries = [
-        PeerResampler("arch.IIDBootstrap", "arch", tuple(ARCH_METHODS),
-                      MappingProxyType({"studentize_reps": STUDENTIZE_REPS, "standard_error": arch_se}),
-                      _arch_interval("IIDBootstrap")),
-        PeerResampler("arch.MovingBlockBootstrap", "arch", tuple(ARCH_METHODS),
-                      MappingProxyType({"block_length": "ceil(optimal_block_length()['circular']), clipped to [1, n]",
-                                        "studentize_reps": STUDENTIZE_REPS, "standard_error": arch_se}),
-                      _arch_interval("MovingBlockBootstrap")),
-        PeerResampler("arch.StationaryBootstrap", "arch", tuple(ARCH_METHODS),
-                      MappingProxyType({"block_length": "max(optimal_block_length()['stationary'], 1.0), unrounded",
-                                        "studentize_reps": STUDENTIZE_REPS, "standard_error": arch_se}),
-                      _arch_interval("StationaryBootstrap")),
-        PeerResampler("tsbootstrap.MovingBlock", "tsbootstrap", TSBOOTSTRAP_KINDS,
-                      MappingProxyType({"block_length": "tsbootstrap 'auto': ceil of its Politis-White "
-                                                        "circular estimate",
-                                        "backend": "compiled",
-                                        "standard_error": "std of the B replicates, divisor B (numpy)"}),
-                      _tsbootstrap_moving_block),
+        PeerResampler(
+            "arch.IIDBootstrap",
+            "arch",
+            tuple(ARCH_METHODS),
+            MappingProxyType({"studentize_reps": STUDENTIZE_REPS, "standard_error": arch_se}),
+            _arch_interval("IIDBootstrap"),
+        ),
+        PeerResampler(
+            "arch.MovingBlockBootstrap",
+            "arch",
+            tuple(ARCH_METHODS),
+            MappingProxyType(
+                {
+                    "block_length": "ceil(optimal_block_length()['circular']), clipped to [1, n]",
+                    "studentize_reps": STUDENTIZE_REPS,
+                    "standard_error": arch_se,
+                }
+            ),
+            _arch_interval("MovingBlockBootstrap"),
+        ),
+        PeerResampler(
+            "arch.StationaryBootstrap",
+            "arch",
+            tuple(ARCH_METHODS),
+            MappingProxyType(
+                {
+                    "block_length": "max(optimal_block_length()['stationary'], 1.0), unrounded",
+                    "studentize_reps": STUDENTIZE_REPS,
+                    "standard_error": arch_se,
+                }
+            ),
+            _arch_interval("StationaryBootstrap"),
+        ),
+        PeerResampler(
+            "tsbootstrap.MovingBlock",
+            "tsbootstrap",
+            TSBOOTSTRAP_KINDS,
+            MappingProxyType(
+                {
+                    "block_length": "tsbootstrap 'auto': ceil of its Politis-White circular estimate",
+                    "backend": "compiled",
+                    "standard_error": "std of the B replicates, divisor B (numpy)",
+                }
+            ),
+            _tsbootstrap_moving_block,
+        ),
     ]
     return MappingProxyType({entry.name: entry for entry in entries})
 

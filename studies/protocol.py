@@ -50,9 +50,12 @@ MODEL_KINDS = ("percentile", "basic", "normal")  # no calibrated interval for mo
 ENGINE_SETTINGS = ("block_length", "order", "max_order", "criterion", "innovation", "distribution", "design")
 _INNOVATION_SETTINGS = ("innovation", "distribution", "block_length")
 # the settings each engine method reads; any other is refused, never silently ignored
-SETTINGS_OF = {"IID": (), "ResidualBootstrap": ("order", "design") + _INNOVATION_SETTINGS,
-               "SieveAR": ("max_order", "criterion") + _INNOVATION_SETTINGS,
-               **{name: ("block_length",) for name in ENGINE_METHODS if name not in MODEL_METHODS + ("IID",)}}
+SETTINGS_OF = {
+    "IID": (),
+    "ResidualBootstrap": ("order", "design") + _INNOVATION_SETTINGS,
+    "SieveAR": ("max_order", "criterion") + _INNOVATION_SETTINGS,
+    **{name: ("block_length",) for name in ENGINE_METHODS if name not in MODEL_METHODS + ("IID",)},
+}
 CRITERION_TESTS = ("within", "at_least", "at_most", "exceeds", "increases_with_n", "se_ratio_within", "se_below")
 SE_TESTS = ("se_ratio_within", "se_below")
 # "mean": the sample mean; "ar1_slope": the OLS slope of x_t on (1, x_{t-1}).
@@ -85,14 +88,16 @@ class ResamplerSpec:
     def method(self):
         """The engine's method spec (engine resamplers only)."""
         from bootmark import engine
+
         settings = dict(self.settings)
         if self.engine == "IID":
             return engine.IID()
         if self.engine in MODEL_METHODS:
             innovation = _innovation_spec(engine, settings)
             if self.engine == "ResidualBootstrap":
-                return engine.ResidualBootstrap(engine.AR(settings.get("order", 1)), innovation,
-                                                design=settings.get("design", "recursive"))
+                return engine.ResidualBootstrap(
+                    engine.AR(settings.get("order", 1)), innovation, design=settings.get("design", "recursive")
+                )
             return engine.SieveAR(settings.get("max_order"), settings.get("criterion", "aic"), innovation)
         return getattr(engine, self.engine)(settings.get("block_length", "auto"))
 
@@ -238,17 +243,21 @@ def _resampler(table, where):
         raise ProtocolError(f"{where} ({name}): give exactly one of 'engine' and 'peer'")
     if engine_name is not None:
         if engine_name not in ENGINE_METHODS:
-            raise ProtocolError(f"{where} ({name}): unknown engine method {engine_name!r}; "
-                                f"use one of {', '.join(ENGINE_METHODS)}")
+            raise ProtocolError(
+                f"{where} ({name}): unknown engine method {engine_name!r}; use one of {', '.join(ENGINE_METHODS)}"
+            )
         allowed = MODEL_KINDS if engine_name in MODEL_METHODS else ENGINE_KINDS
         bad = [kind for kind in kinds if kind not in allowed]
         stray = [key for key in ENGINE_SETTINGS if key in table and key not in SETTINGS_OF[engine_name]]
         if stray:
-            raise ProtocolError(f"{where} ({name}): {engine_name} does not read {', '.join(stray)}; its settings "
-                                f"are {', '.join(SETTINGS_OF[engine_name]) or 'none'}")
+            raise ProtocolError(
+                f"{where} ({name}): {engine_name} does not read {', '.join(stray)}; its settings "
+                f"are {', '.join(SETTINGS_OF[engine_name]) or 'none'}"
+            )
         settings = tuple((key, table[key]) for key in ENGINE_SETTINGS if key in table)
     else:
         from .peers import PEER_RESAMPLERS
+
         if peer not in PEER_RESAMPLERS:
             raise ProtocolError(f"{where} ({name}): unknown peer {peer!r}; use one of {', '.join(PEER_RESAMPLERS)}")
         bad = [kind for kind in kinds if kind not in PEER_RESAMPLERS[peer].kinds]
@@ -270,17 +279,23 @@ def _criterion(table, where, resamplers, ns):
         raise ProtocolError(f"{where}: unknown test {test!r}; use one of {', '.join(CRITERION_TESTS)}")
     se_test = test in SE_TESTS
     criterion = Criterion(
-        id=_field(table, "id", str, where), test=test, resampler=_field(table, "resampler", str, where),
+        id=_field(table, "id", str, where),
+        test=test,
+        resampler=_field(table, "resampler", str, where),
         kind=_field(table, "kind", str, where, "se", required=not se_test),
         rationale=_field(table, "rationale", str, where),
         target=_field(table, "target", float, where, required=test not in ("increases_with_n", "exceeds")),
-        k=_field(table, "k", float, where, 3.0, required=False), n=_field(table, "n", int, where, required=False),
+        k=_field(table, "k", float, where, 3.0, required=False),
+        n=_field(table, "n", int, where, required=False),
         other=_field(table, "other", str, where, required=test in ("se_below", "exceeds")),
-        published_series=_field(table, "published_series", int, where, required=False))
+        published_series=_field(table, "published_series", int, where, required=False),
+    )
     known = resamplers.get(criterion.resampler)
     if known is None or not se_test and criterion.kind not in known.kinds:
-        raise ProtocolError(f"{where} ({criterion.id}): no resampler {criterion.resampler!r} with kind "
-                            f"{criterion.kind!r} in this protocol")
+        raise ProtocolError(
+            f"{where} ({criterion.id}): no resampler {criterion.resampler!r} with kind "
+            f"{criterion.kind!r} in this protocol"
+        )
     if criterion.other is not None and criterion.other not in resamplers:
         raise ProtocolError(f"{where} ({criterion.id}): no resampler {criterion.other!r} in this protocol")
     if criterion.n is not None and criterion.n not in ns:
@@ -293,6 +308,7 @@ def _criterion(table, where, resamplers, ns):
 def _published(table, where):
     """A :class:`PublishedFigure` from one ``[[published]]`` table; unknown keys refused."""
     from dataclasses import fields
+
     known = [f.name for f in fields(PublishedFigure)]
     unknown = sorted(set(table) - set(known))
     if unknown:
@@ -310,23 +326,30 @@ def parse(text, file_name):
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ProtocolError(f"{where}: not valid TOML ({error})") from None
-    study_id, version = _field(table, "id", str, where), _positive(_field(table, "version", int, where), "version",
-                                                                    where)
+    study_id, version = (
+        _field(table, "id", str, where),
+        _positive(_field(table, "version", int, where), "version", where),
+    )
     match = _FILE_NAME.match(file_name)
     if not match or match["id"] != study_id or int(match["version"]) != version:
         raise ProtocolError(f"{where}: the file must be named {study_id}-v{version}.toml (its id and version)")
     if table.get("kind", "coverage") != "coverage":
         from . import multipliers
+
         if table["kind"] != multipliers.KIND:
-            raise ProtocolError(f"{where}: unknown study kind {table['kind']!r}; use 'coverage' or "
-                                f"{multipliers.KIND!r}")
+            raise ProtocolError(
+                f"{where}: unknown study kind {table['kind']!r}; use 'coverage' or {multipliers.KIND!r}"
+            )
         return multipliers.parse(table, text, file_name, _field, _positive, ProtocolError)
     dgp = _field(table, "dgp", dict, where)
     design = _field(table, "design", dict, where)
     ns = design.get("n")
     ns = tuple(ns) if isinstance(ns, list) else (ns,)
-    if not ns or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 10 for n in ns) \
-            or list(ns) != sorted(set(ns)):
+    if (
+        not ns
+        or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 10 for n in ns)
+        or list(ns) != sorted(set(ns))
+    ):
         raise ProtocolError(f"{where}: design.n must be an int >= 10 or an increasing list of them, got {ns}")
     statistic = _field(design, "statistic", str, f"{where} [design]")
     if statistic not in STATISTICS:
@@ -334,8 +357,7 @@ def parse(text, file_name):
     alpha = _field(design, "alpha", float, f"{where} [design]")
     if not 0.0 < alpha < 1.0:
         raise ProtocolError(f"{where}: design.alpha must lie in (0, 1), got {alpha}")
-    resamplers = tuple(_resampler(item, f"{where} [[resamplers]]") for item in _field(table, "resamplers", list,
-                                                                                        where))
+    resamplers = tuple(_resampler(item, f"{where} [[resamplers]]") for item in _field(table, "resamplers", list, where))
     by_name = {spec.name: spec for spec in resamplers}
     if len(by_name) != len(resamplers):
         raise ProtocolError(f"{where}: resampler names must be unique")
@@ -349,46 +371,73 @@ def parse(text, file_name):
         profile_ns = tuple(item.get("n", list(ns)))
         if not set(profile_ns) <= set(ns):
             raise ProtocolError(f"{where} [profiles.{name}]: n {profile_ns} not all in the study's n {ns}")
-        profiles[name] = Profile(name, _positive(_field(item, "series", int, f"{where} [profiles.{name}]"),
-                                                 "series", where), chosen, profile_ns)
+        profiles[name] = Profile(
+            name,
+            _positive(_field(item, "series", int, f"{where} [profiles.{name}]"), "series", where),
+            chosen,
+            profile_ns,
+        )
     protocol = Protocol(
-        id=study_id, version=version, registered=str(_field(table, "registered", object, where)),
-        title=_field(table, "title", str, where), claim=_field(table, "claim", str, where),
+        id=study_id,
+        version=version,
+        registered=str(_field(table, "registered", object, where)),
+        title=_field(table, "title", str, where),
+        claim=_field(table, "claim", str, where),
         dgp_name=_field(dgp, "name", str, f"{where} [dgp]"),
         dgp_parameters=MappingProxyType(dict(_field(dgp, "parameters", dict, f"{where} [dgp]"))),
-        truth_note=_field(dgp, "truth", str, f"{where} [dgp]"), statistic=statistic, n=ns, series=series,
+        truth_note=_field(dgp, "truth", str, f"{where} [dgp]"),
+        statistic=statistic,
+        n=ns,
+        series=series,
         n_bootstraps=_positive(_field(design, "n_bootstraps", int, f"{where} [design]"), "n_bootstraps", where),
-        alpha=alpha, inner_bootstraps=_field(design, "inner_bootstraps", int, where, 199, required=False),
+        alpha=alpha,
+        inner_bootstraps=_field(design, "inner_bootstraps", int, where, 199, required=False),
         root_seed=_field(design, "root_seed", int, f"{where} [design]"),
         chunk_series=_positive(_field(design, "chunk_series", int, where, 25, required=False), "chunk_series", where),
         resamplers=resamplers,
         criteria=tuple(_criterion(item, f"{where} [[criteria]]", by_name, ns) for item in table.get("criteria", [])),
         published=tuple(_published(item, f"{where} [[published]]") for item in table.get("published", [])),
-        profiles=MappingProxyType(profiles), file_name=file_name, text=text,
-        sha256=hashlib.sha256(text.encode()).hexdigest())
+        profiles=MappingProxyType(profiles),
+        file_name=file_name,
+        text=text,
+        sha256=hashlib.sha256(text.encode()).hexdigest(),
+    )
     peers = [spec.name for spec in resamplers if spec.peer is not None]
     if peers and statistic != "mean":
-        raise ProtocolError(f"{where}: the peer resamplers {peers} compute intervals for the mean only; "
-                            f"drop them or use statistic = \"mean\" (this study's is {statistic!r})")
-    fixed_higher = [spec.name for spec in resamplers if dict(spec.settings).get("design") == "fixed"
-                    and dict(spec.settings).get("order", 1) != 1]
+        raise ProtocolError(
+            f"{where}: the peer resamplers {peers} compute intervals for the mean only; "
+            f'drop them or use statistic = "mean" (this study\'s is {statistic!r})'
+        )
+    fixed_higher = [
+        spec.name
+        for spec in resamplers
+        if dict(spec.settings).get("design") == "fixed" and dict(spec.settings).get("order", 1) != 1
+    ]
     if fixed_higher and statistic == "ar1_slope":
-        raise ProtocolError(f"{where}: the fixed-design resamplers {fixed_higher} would refit an AR(1) slope on "
-                            "their own paths' lags, not the observed ones; use order = 1 (whose fused refit keeps "
-                            "the observed lags) or design = \"recursive\"")
+        raise ProtocolError(
+            f"{where}: the fixed-design resamplers {fixed_higher} would refit an AR(1) slope on "
+            "their own paths' lags, not the observed ones; use order = 1 (whose fused refit keeps "
+            'the observed lags) or design = "recursive"'
+        )
     studentized = [spec.name for spec in resamplers if "studentized" in spec.kinds]
     if studentized and statistic != "mean":
-        raise ProtocolError(f"{where}: kind \"studentized\" (resamplers {studentized}) is defined for the mean "
-                            f"only; this study's statistic is {statistic!r}")
+        raise ProtocolError(
+            f'{where}: kind "studentized" (resamplers {studentized}) is defined for the mean '
+            f"only; this study's statistic is {statistic!r}"
+        )
     trends = [c.id for c in protocol.criteria if c.test == "increases_with_n"]
     single = [name for name, profile in profiles.items() if len(profile.n) < 2]
     if trends and single:
-        raise ProtocolError(f"{where}: profile(s) {single} have one n, but criteria {trends} (increases_with_n) "
-                            "need at least two; give each profile two or more n")
+        raise ProtocolError(
+            f"{where}: profile(s) {single} have one n, but criteria {trends} (increases_with_n) "
+            "need at least two; give each profile two or more n"
+        )
     process = protocol.process()  # the process's own checks, before any run
     if statistic not in process.statistics:
-        raise ProtocolError(f"{where}: process {protocol.dgp_name!r} has no truth for statistic {statistic!r}; "
-                            f"it has one for {', '.join(process.statistics)}")
+        raise ProtocolError(
+            f"{where}: process {protocol.dgp_name!r} has no truth for statistic {statistic!r}; "
+            f"it has one for {', '.join(process.statistics)}"
+        )
     return protocol
 
 
@@ -419,6 +468,7 @@ def protocol_paths(directory=None):
         The same ``ID-vN`` is defined twice (the message names both files).
     """
     from bootmark import workspace
+
     if directory is not None:
         folders = [directory]
     else:
@@ -430,8 +480,10 @@ def protocol_paths(directory=None):
             match = _FILE_NAME.match(os.path.basename(path))
             key = f"{match['id']}-v{int(match['version'])}" if match else os.path.basename(path)
             if key in paths:
-                raise ProtocolError(f"study {key} is defined twice, in {paths[key]} and in {path}; rename one "
-                                    "(a new version is a new file, <ID>-v<N+1>.toml)")
+                raise ProtocolError(
+                    f"study {key} is defined twice, in {paths[key]} and in {path}; rename one "
+                    "(a new version is a new file, <ID>-v<N+1>.toml)"
+                )
             paths[key] = path
     return paths
 
@@ -446,8 +498,9 @@ def find(study, directory=None):
     """The protocol named by ``study``: an id (newest version), ``ID-vN``, or a path to a .toml file."""
     if study.endswith(".toml"):
         if not os.path.isfile(study):
-            raise ProtocolError(f"no protocol file {study!r}; give an existing .toml path or a study id "
-                                "(see `bootmark study list`)")
+            raise ProtocolError(
+                f"no protocol file {study!r}; give an existing .toml path or a study id (see `bootmark study list`)"
+            )
         return load(study)
     found = registered(directory)
     matches = [p for p in found if p.id == study or f"{p.id}-v{p.version}" == study]

@@ -24,7 +24,7 @@ def newest_study_receipts(directory=None, profile="registered"):
     a process study has one profile."""
     newest = {}
     directory = workspace.directory_for("study", directory)
-    for key, path, receipt in sorted(receipts.scan(directory, ("study", "process")), key=lambda item: item[0]):
+    for _key, path, receipt in sorted(receipts.scan(directory, ("study", "process")), key=lambda item: item[0]):
         body = receipt["body"]
         if body.get("profile", {"name": profile})["name"] == profile:
             newest[(body["study"]["id"], body["study"]["version"])] = (path, receipt)
@@ -39,6 +39,7 @@ def chart_path(body, directory=None):
 def draw_chart(body, path):
     """Delivered coverage with Wilson 95% bars against the nominal level; one panel per study."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -51,8 +52,10 @@ def draw_chart(body, path):
             line = [row for row in rows if (row["resampler"], row["kind"]) == (resampler, kind)]
             xs = [row["n"] for row in line]
             ys = [row["coverage"] for row in line]
-            errors = [[row["coverage"] - row["wilson_low"] for row in line],
-                      [row["wilson_high"] - row["coverage"] for row in line]]
+            errors = [
+                [row["coverage"] - row["wilson_low"] for row in line],
+                [row["wilson_high"] - row["coverage"] for row in line],
+            ]
             axes.errorbar(xs, ys, yerr=errors, marker="o", capsize=3, label=f"{resampler} {kind}")
         axes.set_xscale("log")
         axes.set_xticks(body["profile"]["n"], [str(n) for n in body["profile"]["n"]])
@@ -64,15 +67,26 @@ def draw_chart(body, path):
     else:
         labels = [f"{row['resampler']} {row['kind']}" for row in rows]
         positions = list(range(len(rows)))[::-1]
-        errors = [[row["coverage"] - row["wilson_low"] for row in rows],
-                  [row["wilson_high"] - row["coverage"] for row in rows]]
-        axes.errorbar([row["coverage"] for row in rows], positions, xerr=errors, fmt="o", capsize=3,
-                      label="delivered (Wilson 95%)")
+        errors = [
+            [row["coverage"] - row["wilson_low"] for row in rows],
+            [row["wilson_high"] - row["coverage"] for row in rows],
+        ]
+        axes.errorbar(
+            [row["coverage"] for row in rows],
+            positions,
+            xerr=errors,
+            fmt="o",
+            capsize=3,
+            label="delivered (Wilson 95%)",
+        )
         published = {(entry["resampler"], entry["kind"]): entry["published"] for entry in body["results"]["published"]}
-        marks = [(published[(row["resampler"], row["kind"])], y) for row, y in zip(rows, positions)
-                 if (row["resampler"], row["kind"]) in published]
+        marks = [
+            (published[(row["resampler"], row["kind"])], y)
+            for row, y in zip(rows, positions, strict=True)
+            if (row["resampler"], row["kind"]) in published
+        ]
         if marks:
-            axes.plot(*zip(*marks), "x", color="tab:red", label="published")
+            axes.plot(*zip(*marks, strict=True), "x", color="tab:red", label="published")
             axes.legend(fontsize=7, loc="lower left")
         axes.set_yticks(positions, labels, fontsize=8)
         axes.axvline(nominal, color="black", linestyle="--", linewidth=1)
@@ -83,8 +97,8 @@ def draw_chart(body, path):
 def _save(figure, axes, body, size, path):
     """Title, grid and a PNG without a timestamp, so a re-render of the same receipt is identical."""
     import matplotlib.pyplot as plt
-    axes.set_title(f"{body['study']['id']} v{body['study']['version']}: {body['study']['title']} ({size})",
-                   fontsize=9)
+
+    axes.set_title(f"{body['study']['id']} v{body['study']['version']}: {body['study']['title']} ({size})", fontsize=9)
     axes.grid(alpha=0.3)
     figure.tight_layout()
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -100,23 +114,29 @@ def render_study(body, receipt_path, chart_link=None):
     ratios = {(row["n"], row["resampler"]): row for row in results["standard_errors"]}
     published = {(entry["resampler"], entry["kind"], entry["n"]): entry for entry in results["published"]}
     sha = receipt_path and os.path.basename(receipt_path)
-    lines = [f"#### {study['id']} v{study['version']}: {study['title']}", "",
-             f"{body['profile']['series']:,} series per n, B = {body['design']['n_bootstraps']}, nominal "
-             f"{nominal:.0%}; receipt `{sha}`" + (f"; [chart]({chart_link})" if chart_link else "") + ".", "",
-             "| n | resampler | kind | coverage | Wilson 95% | MC SE | misses below / above | mean width "
-             "| SE / true SE | block length | published (z) |",
-             "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    lines = [
+        f"#### {study['id']} v{study['version']}: {study['title']}",
+        "",
+        f"{body['profile']['series']:,} series per n, B = {body['design']['n_bootstraps']}, nominal "
+        f"{nominal:.0%}; receipt `{sha}`" + (f"; [chart]({chart_link})" if chart_link else "") + ".",
+        "",
+        "| n | resampler | kind | coverage | Wilson 95% | MC SE | misses below / above | mean width "
+        "| SE / true SE | block length | published (z) |",
+        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
     misses = miss_split(results["cells"])
     for row in results["coverage"]:
         error = ratios[(row["n"], row["resampler"])]
         below, above = misses[(row["n"], row["resampler"], row["kind"])]
         figure = published.get((row["resampler"], row["kind"], row["n"]))
         cited = f"{figure['published']:.3f} ({figure['z']:+.1f})" if figure and figure["z"] is not None else ""
-        lines.append(f"| {row['n']} | {row['resampler']} | {row['kind']} | {row['coverage']:.3f} | "
-                     f"{row['wilson_low']:.3f}-{row['wilson_high']:.3f} | {row['mc_se']:.3f} | "
-                     f"{below:.3f} / {above:.3f} | "
-                     f"{row['mean_width']:.4f} | {error['mean_se_ratio']:.3f} | {error['mean_block_length']:.1f} | "
-                     f"{cited} |")
+        lines.append(
+            f"| {row['n']} | {row['resampler']} | {row['kind']} | {row['coverage']:.3f} | "
+            f"{row['wilson_low']:.3f}-{row['wilson_high']:.3f} | {row['mc_se']:.3f} | "
+            f"{below:.3f} / {above:.3f} | "
+            f"{row['mean_width']:.4f} | {error['mean_se_ratio']:.3f} | {error['mean_block_length']:.1f} | "
+            f"{cited} |"
+        )
     if results["criteria"]:
         lines += ["", "Registered criteria:", ""]
         for verdict in results["criteria"]:
@@ -128,19 +148,27 @@ def render_study(body, receipt_path, chart_link=None):
 def draw_process_chart(body, path):
     """The multiplier autocorrelation with MC error bars, the triangular law and the published figures."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     rows, size = body["results"]["lags"], body["design"]["block_length"]
     figure, axes = plt.subplots(figsize=(7, 3.6))
     horizon = max(row["lag"] for row in rows) + 2
-    axes.plot([0, size, horizon], [1.0, 0.0, 0.0], color="black", linestyle="--", linewidth=1,
-              label=f"max(0, 1 - h/{size})")
-    axes.errorbar([row["lag"] for row in rows], [row["estimate"] for row in rows],
-                  yerr=[3 * row["mc_se"] for row in rows], fmt="o", capsize=3, label="bootmark (3 MC SE)")
+    axes.plot(
+        [0, size, horizon], [1.0, 0.0, 0.0], color="black", linestyle="--", linewidth=1, label=f"max(0, 1 - h/{size})"
+    )
+    axes.errorbar(
+        [row["lag"] for row in rows],
+        [row["estimate"] for row in rows],
+        yerr=[3 * row["mc_se"] for row in rows],
+        fmt="o",
+        capsize=3,
+        label="bootmark (3 MC SE)",
+    )
     published = [(row["lag"], row["published"]) for row in rows if row["published"] is not None]
     if published:
-        axes.plot(*zip(*published), "x", color="tab:red", label="published")
+        axes.plot(*zip(*published, strict=True), "x", color="tab:red", label="published")
     axes.set_xlabel("lag h")
     axes.set_ylabel("autocorrelation")
     axes.legend(fontsize=7)
@@ -150,16 +178,23 @@ def draw_process_chart(body, path):
 def render_process(body, receipt_path, chart_link=None):
     """Markdown for one process-study receipt (S3)."""
     study, design = body["study"], body["design"]
-    lines = [f"#### {study['id']} v{study['version']}: {study['title']}", "",
-             f"{design['distribution'].title()} multipliers, L = {design['block_length']}, {design['replicates']:,} "
-             f"replicates of {design['length']} residuals; receipt `{receipt_path and os.path.basename(receipt_path)}`"
-             + (f"; [chart]({chart_link})" if chart_link else "") + ".", "",
-             "| lag | autocorrelation | MC SE | law max(0, 1 - h/L) | z (law) | published | z (published) |",
-             "|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"#### {study['id']} v{study['version']}: {study['title']}",
+        "",
+        f"{design['distribution'].title()} multipliers, L = {design['block_length']}, {design['replicates']:,} "
+        f"replicates of {design['length']} residuals; receipt `{receipt_path and os.path.basename(receipt_path)}`"
+        + (f"; [chart]({chart_link})" if chart_link else "")
+        + ".",
+        "",
+        "| lag | autocorrelation | MC SE | law max(0, 1 - h/L) | z (law) | published | z (published) |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for row in body["results"]["lags"]:
         published = ("", "") if row["published"] is None else (f"{row['published']:.3f}", f"{row['z_published']:+.1f}")
-        lines.append(f"| {row['lag']} | {row['estimate']:.4f} | {row['mc_se']:.4f} | {row['law']:.3f} | "
-                     f"{row['z_law']:+.1f} | {published[0]} | {published[1]} |")
+        lines.append(
+            f"| {row['lag']} | {row['estimate']:.4f} | {row['mc_se']:.4f} | {row['law']:.3f} | "
+            f"{row['z_law']:+.1f} | {published[0]} | {published[1]} |"
+        )
     lines += ["", "Registered criteria:", ""]
     for verdict in body["results"]["criteria"]:
         lines.append(f"- **{'PASS' if verdict['passed'] else 'FAIL'}** `{verdict['statement']}`: {verdict['detail']}")

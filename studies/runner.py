@@ -53,14 +53,23 @@ class TripwireError(StudyError):
 
 def chunks(protocol, profile):
     """(n, first, last) work units of a profile, in a fixed order."""
-    return [(n, first, min(first + protocol.chunk_series, profile.series))
-            for n in profile.n for first in range(0, profile.series, protocol.chunk_series)]
+    return [
+        (n, first, min(first + protocol.chunk_series, profile.series))
+        for n in profile.n
+        for first in range(0, profile.series, protocol.chunk_series)
+    ]
 
 
 def _empty_columns(protocol, names):
-    return {name: {"point": [], "standard_error": [], "block_length": [],
-                   "intervals": {kind: {"lower": [], "upper": []} for kind in protocol.resampler(name).kinds}}
-            for name in names}
+    return {
+        name: {
+            "point": [],
+            "standard_error": [],
+            "block_length": [],
+            "intervals": {kind: {"lower": [], "upper": []} for kind in protocol.resampler(name).kinds},
+        }
+        for name in names
+    }
 
 
 def run_chunk(protocol_text, file_name, profile_name, n, first, last):
@@ -80,11 +89,17 @@ def run_chunk(protocol_text, file_name, profile_name, n, first, last):
         x = process.sample(n, seeds.data)
         for name in names:
             outcome = evaluate(protocol.resampler(name), x, protocol, seeds.bootstrap)
-            values = [outcome.point, outcome.standard_error, outcome.block_length,
-                      *(v for _, low, high in outcome.intervals for v in (low, high))]
+            values = [
+                outcome.point,
+                outcome.standard_error,
+                outcome.block_length,
+                *(v for _, low, high in outcome.intervals for v in (low, high)),
+            ]
             if not all(math.isfinite(v) for v in values):
-                raise StudyError(f"{protocol.id} n={n} series {series}: resampler {name} returned a non-finite "
-                                 f"value ({outcome}); the run stops rather than record it")
+                raise StudyError(
+                    f"{protocol.id} n={n} series {series}: resampler {name} returned a non-finite "
+                    f"value ({outcome}); the run stops rather than record it"
+                )
             target = columns[name]
             target["point"].append(outcome.point)
             target["standard_error"].append(outcome.standard_error)
@@ -102,6 +117,7 @@ def _set_one_numba_thread():
     # Workers share the machine's cores; one Numba thread each avoids oversubscription
     # (results do not depend on the thread count).
     import numba
+
     numba.set_num_threads(1)
 
 
@@ -113,8 +129,9 @@ def _in_process(work, protocol, profile_name):
 def _process_pool(work, protocol, profile_name, workers):
     # spawn, not fork: a forked child of a process whose Numba threads have started can hang.
     with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_set_one_numba_thread) as pool:
-        futures = {pool.submit(run_chunk, protocol.text, protocol.file_name, profile_name, *unit): unit
-                   for unit in work}
+        futures = {
+            pool.submit(run_chunk, protocol.text, protocol.file_name, profile_name, *unit): unit for unit in work
+        }
         try:
             for future in as_completed(futures):
                 yield futures[future], future.result()
@@ -125,17 +142,22 @@ def _process_pool(work, protocol, profile_name, workers):
 
 def _dask(work, protocol, profile_name, address):
     try:
-        from distributed import Client, as_completed as dask_completed
+        from distributed import Client
+        from distributed import as_completed as dask_completed
     except ImportError:
         raise StudyError("--scheduler needs dask.distributed: pip install 'bootmark[cluster]'") from None
     try:
         client = Client(address, set_as_default=False, timeout=DASK_CONNECT_SECONDS)
     except (OSError, TimeoutError) as error:
-        raise StudyError(f"cannot reach the dask scheduler at {address!r} within {DASK_CONNECT_SECONDS} s "
-                         f"({error}); check the address (e.g. tcp://host:8786) and that the scheduler runs") from None
+        raise StudyError(
+            f"cannot reach the dask scheduler at {address!r} within {DASK_CONNECT_SECONDS} s "
+            f"({error}); check the address (e.g. tcp://host:8786) and that the scheduler runs"
+        ) from None
     with client:
-        futures = {client.submit(run_chunk, protocol.text, protocol.file_name, profile_name, *unit, pure=False): unit
-                   for unit in work}
+        futures = {
+            client.submit(run_chunk, protocol.text, protocol.file_name, profile_name, *unit, pure=False): unit
+            for unit in work
+        }
         try:
             for future in dask_completed(list(futures), loop=client.loop):
                 yield futures[future], future.result()
@@ -145,10 +167,15 @@ def _dask(work, protocol, profile_name, address):
 
 def _manifest(protocol, profile):
     versions = provenance.versions()
-    return {"protocol_sha256": protocol.sha256, "profile": profile.name, "series": profile.series,
-            "n": list(profile.n), "resamplers": list(profile.resamplers),
-            "versions": {key: versions[key] for key in ("numpy", "numba", "arch", "tsbootstrap", "stream_version")},
-            "git_sha": provenance.source_state(provenance.source_checkout())["git_sha"]}
+    return {
+        "protocol_sha256": protocol.sha256,
+        "profile": profile.name,
+        "series": profile.series,
+        "n": list(profile.n),
+        "resamplers": list(profile.resamplers),
+        "versions": {key: versions[key] for key in ("numpy", "numba", "arch", "tsbootstrap", "stream_version")},
+        "git_sha": provenance.source_state(provenance.source_checkout())["git_sha"],
+    }
 
 
 def default_run_directory(protocol, profile_name):
@@ -177,14 +204,18 @@ def open_run_directory(run_directory, protocol, profile, resume):
     manifest_path = os.path.join(run_directory, MANIFEST)
     if os.path.exists(manifest_path):
         if not resume:
-            raise StudyError(f"{run_directory} holds an earlier run of {protocol.id}: pass --resume to continue it, "
-                             "or delete the directory to start again")
+            raise StudyError(
+                f"{run_directory} holds an earlier run of {protocol.id}: pass --resume to continue it, "
+                "or delete the directory to start again"
+            )
         with open(manifest_path, encoding="utf-8") as stream:
             earlier = json.load(stream)
         if earlier != manifest:
             changed = sorted(key for key in manifest if earlier.get(key) != manifest[key])
-            raise StudyError(f"{run_directory}: cannot resume, {', '.join(changed)} changed since the run began "
-                             "(resuming would mix results); delete the directory to start again")
+            raise StudyError(
+                f"{run_directory}: cannot resume, {', '.join(changed)} changed since the run began "
+                "(resuming would mix results); delete the directory to start again"
+            )
     else:
         os.makedirs(run_directory, exist_ok=True)
         _write_json_atomically(manifest_path, manifest)
@@ -204,13 +235,17 @@ def check_tripwires(protocol, profile, n, chunk_list):
     columns = merge_cell(protocol, chunk_list, profile.resamplers)
     for name, column in columns.items():
         for kind, bounds in column["intervals"].items():
-            pairs = list(zip(bounds["lower"], bounds["upper"]))[:TRIPWIRE_SERIES]
+            pairs = list(zip(bounds["lower"], bounds["upper"], strict=True))[:TRIPWIRE_SERIES]
             if all(high - low == 0.0 for low, high in pairs):
-                raise TripwireError(f"{protocol.id} n={n}: {name} {kind} intervals are all zero-width over the first "
-                                    f"{len(pairs)} series")
+                raise TripwireError(
+                    f"{protocol.id} n={n}: {name} {kind} intervals are all zero-width over the first "
+                    f"{len(pairs)} series"
+                )
             if len(set(pairs)) == 1:
-                raise TripwireError(f"{protocol.id} n={n}: {name} {kind} intervals are all identical over the first "
-                                    f"{len(pairs)} series ({pairs[0]})")
+                raise TripwireError(
+                    f"{protocol.id} n={n}: {name} {kind} intervals are all identical over the first "
+                    f"{len(pairs)} series ({pairs[0]})"
+                )
 
 
 def merge_cell(protocol, chunk_list, names):
@@ -235,8 +270,15 @@ class _Progress:
 
     def __init__(self, protocol, profile, total, initial, show):
         from tqdm import tqdm
-        self.bar = tqdm(total=total, initial=initial, unit="series", disable=not show, dynamic_ncols=True,
-                        desc=f"{protocol.id} {profile.name}")
+
+        self.bar = tqdm(
+            total=total,
+            initial=initial,
+            unit="series",
+            disable=not show,
+            dynamic_ncols=True,
+            desc=f"{protocol.id} {profile.name}",
+        )
         self.truth = {n: protocol.process().truth(n, protocol.statistic).value for n in profile.n}
         self.tally = {}
 
@@ -245,10 +287,17 @@ class _Progress:
             for kind, bounds in column["intervals"].items():
                 hits, trials = self.tally.get((name, kind), (0, 0))
                 truth = self.truth[chunk["n"]]
-                hits += sum(1 for low, high in zip(bounds["lower"], bounds["upper"]) if low <= truth <= high)
+                hits += sum(
+                    1 for low, high in zip(bounds["lower"], bounds["upper"], strict=True) if low <= truth <= high
+                )
                 self.tally[(name, kind)] = (hits, trials + len(bounds["lower"]))
-        self.bar.set_postfix_str(" ".join(f"{name.split('.')[-1]}/{kind[:4]} {hits / trials:.3f}"
-                                          for (name, kind), (hits, trials) in self.tally.items()), refresh=False)
+        self.bar.set_postfix_str(
+            " ".join(
+                f"{name.split('.')[-1]}/{kind[:4]} {hits / trials:.3f}"
+                for (name, kind), (hits, trials) in self.tally.items()
+            ),
+            refresh=False,
+        )
         if advance:
             self.bar.update(chunk["last"] - chunk["first"])
 
@@ -262,8 +311,16 @@ def _executor(workers, scheduler):
     return ("in-process", 1) if workers == 1 else ("processes", workers)
 
 
-def run_study(protocol, profile_name="registered", *, workers=1, scheduler=None, run_directory=None, resume=False,
-              show_progress=True):
+def run_study(
+    protocol,
+    profile_name="registered",
+    *,
+    workers=1,
+    scheduler=None,
+    run_directory=None,
+    resume=False,
+    show_progress=True,
+):
     """Run (or finish) a protocol's profile; return the receipt body (not yet sealed).
 
     ``workers`` local processes (1: this process), or ``scheduler`` a dask.distributed
@@ -278,17 +335,26 @@ def run_study(protocol, profile_name="registered", *, workers=1, scheduler=None,
     work = [unit for unit in chunks(protocol, profile) if (unit[0], unit[1]) not in done]
     resumed_chunks = len(done)
     executor, worker_count = _executor(workers, scheduler)
-    progress = _Progress(protocol, profile, profile.series * len(profile.n),
-                         sum(c["last"] - c["first"] for c in done.values()), show_progress)
+    progress = _Progress(
+        protocol,
+        profile,
+        profile.series * len(profile.n),
+        sum(c["last"] - c["first"] for c in done.values()),
+        show_progress,
+    )
     for chunk in done.values():
         progress.add(chunk, advance=False)
     checked = set()
     started = time.monotonic()
     try:
         _trip_if_ready(protocol, profile, done, checked)
-        stream = (_dask(work, protocol, profile_name, scheduler) if scheduler else
-                  _in_process(work, protocol, profile_name) if workers == 1 else
-                  _process_pool(work, protocol, profile_name, workers))
+        stream = (
+            _dask(work, protocol, profile_name, scheduler)
+            if scheduler
+            else _in_process(work, protocol, profile_name)
+            if workers == 1
+            else _process_pool(work, protocol, profile_name, workers)
+        )
         for (n, first, _), chunk in stream:
             _write_json_atomically(_chunk_path(run_directory, n, first), chunk)
             done[(n, first)] = chunk
@@ -297,10 +363,20 @@ def run_study(protocol, profile_name="registered", *, workers=1, scheduler=None,
     finally:
         progress.close()
     elapsed = time.monotonic() - started
-    return assemble(protocol, profile, done, {"executor": executor, "workers": worker_count,
-                                              "scheduler": scheduler, "resumed_chunks": resumed_chunks,
-                                              "chunks": len(done), "run_directory": os.path.abspath(run_directory),
-                                              "elapsed_seconds": round(elapsed, 3)})
+    return assemble(
+        protocol,
+        profile,
+        done,
+        {
+            "executor": executor,
+            "workers": worker_count,
+            "scheduler": scheduler,
+            "resumed_chunks": resumed_chunks,
+            "chunks": len(done),
+            "run_directory": os.path.abspath(run_directory),
+            "elapsed_seconds": round(elapsed, 3),
+        },
+    )
 
 
 def _trip_if_ready(protocol, profile, done, checked):
@@ -321,14 +397,28 @@ def results_of(protocol, profile, done):
     cells = []
     for n in profile.n:
         truth = process.truth(n, protocol.statistic)
-        cells.append({"n": n, "truth": {"value": truth.value, "standard_error": truth.standard_error,
-                                        "source": truth.source, "monte_carlo_error": truth.monte_carlo_error},
-                      "resamplers": merge_cell(protocol, [chunk for (cell_n, _), chunk in done.items()
-                                                          if cell_n == n], profile.resamplers)})
+        cells.append(
+            {
+                "n": n,
+                "truth": {
+                    "value": truth.value,
+                    "standard_error": truth.standard_error,
+                    "source": truth.source,
+                    "monte_carlo_error": truth.monte_carlo_error,
+                },
+                "resamplers": merge_cell(
+                    protocol, [chunk for (cell_n, _), chunk in done.items() if cell_n == n], profile.resamplers
+                ),
+            }
+        )
     coverage, errors = summary.summarise(cells)
-    return {"cells": cells, "coverage": coverage, "standard_errors": errors,
-            "criteria": [summary.judge(criterion, coverage, cells) for criterion in protocol.criteria],
-            "published": [summary.compare_published(figure, coverage, cells) for figure in protocol.published]}
+    return {
+        "cells": cells,
+        "coverage": coverage,
+        "standard_errors": errors,
+        "criteria": [summary.judge(criterion, coverage, cells) for criterion in protocol.criteria],
+        "published": [summary.compare_published(figure, coverage, cells) for figure in protocol.published],
+    }
 
 
 def results_hash(results):
@@ -338,19 +428,35 @@ def results_hash(results):
 def assemble(protocol, profile, done, execution):
     """The receipt body of a finished run."""
     from .peers import peer_versions
+
     missing = [unit for unit in chunks(protocol, profile) if (unit[0], unit[1]) not in done]
     if missing:
         raise StudyError(f"{len(missing)} chunks are missing, e.g. n={missing[0][0]} series {missing[0][1]}")
     results = results_of(protocol, profile, done)
     return {
-        "study": {"id": protocol.id, "version": protocol.version, "title": protocol.title,
-                  "file": protocol.file_name, "protocol_sha256": protocol.sha256, "protocol_text": protocol.text},
-        "profile": {"name": profile.name, "series": profile.series, "n": list(profile.n),
-                    "resamplers": list(profile.resamplers)},
-        "design": {"statistic": protocol.statistic, "n_bootstraps": protocol.n_bootstraps, "alpha": protocol.alpha,
-                   "inner_bootstraps": protocol.inner_bootstraps, "root_seed": protocol.root_seed,
-                   "chunk_series": protocol.chunk_series, "dgp": {"name": protocol.dgp_name,
-                                                                  "parameters": dict(protocol.dgp_parameters)}},
+        "study": {
+            "id": protocol.id,
+            "version": protocol.version,
+            "title": protocol.title,
+            "file": protocol.file_name,
+            "protocol_sha256": protocol.sha256,
+            "protocol_text": protocol.text,
+        },
+        "profile": {
+            "name": profile.name,
+            "series": profile.series,
+            "n": list(profile.n),
+            "resamplers": list(profile.resamplers),
+        },
+        "design": {
+            "statistic": protocol.statistic,
+            "n_bootstraps": protocol.n_bootstraps,
+            "alpha": protocol.alpha,
+            "inner_bootstraps": protocol.inner_bootstraps,
+            "root_seed": protocol.root_seed,
+            "chunk_series": protocol.chunk_series,
+            "dgp": {"name": protocol.dgp_name, "parameters": dict(protocol.dgp_parameters)},
+        },
         "peers": peer_versions(),
         "execution": execution,
         "results": results,

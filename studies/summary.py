@@ -12,6 +12,7 @@ series of (bootstrap SE / true SE).
 
 import math
 import statistics
+from itertools import pairwise
 from statistics import NormalDist
 
 WILSON_Z = NormalDist().inv_cdf(0.975)
@@ -30,13 +31,23 @@ def wilson_interval(hits, trials, z=WILSON_Z):
 def coverage_row(n, resampler, kind, lower, upper, truth):
     """The summary of one (n, resampler, kind) cell from its per-series bounds."""
     trials = len(lower)
-    hits = sum(1 for low, high in zip(lower, upper) if low <= truth <= high)
+    hits = sum(1 for low, high in zip(lower, upper, strict=True) if low <= truth <= high)
     p = hits / trials
     low, high = wilson_interval(hits, trials)
-    widths = [high_ - low_ for low_, high_ in zip(lower, upper)]
-    return {"n": n, "resampler": resampler, "kind": kind, "hits": hits, "trials": trials, "coverage": p,
-            "wilson_low": low, "wilson_high": high, "mc_se": math.sqrt(p * (1.0 - p) / trials),
-            "mean_width": math.fsum(widths) / trials, "median_width": statistics.median(widths)}
+    widths = [high_ - low_ for low_, high_ in zip(lower, upper, strict=True)]
+    return {
+        "n": n,
+        "resampler": resampler,
+        "kind": kind,
+        "hits": hits,
+        "trials": trials,
+        "coverage": p,
+        "wilson_low": low,
+        "wilson_high": high,
+        "mc_se": math.sqrt(p * (1.0 - p) / trials),
+        "mean_width": math.fsum(widths) / trials,
+        "median_width": statistics.median(widths),
+    }
 
 
 def miss_split(cells):
@@ -65,21 +76,30 @@ def summarise(cells):
             for kind, bounds in columns["intervals"].items():
                 coverage.append(coverage_row(cell["n"], name, kind, bounds["lower"], bounds["upper"], truth["value"]))
             ratios = [se / truth["standard_error"] for se in columns["standard_error"]]
-            errors.append({"n": cell["n"], "resampler": name, "mean_se_ratio": math.fsum(ratios) / len(ratios),
-                           "mean_block_length": math.fsum(columns["block_length"]) / len(ratios)})
+            errors.append(
+                {
+                    "n": cell["n"],
+                    "resampler": name,
+                    "mean_se_ratio": math.fsum(ratios) / len(ratios),
+                    "mean_block_length": math.fsum(columns["block_length"]) / len(ratios),
+                }
+            )
     return coverage, errors
 
 
 def _rows_of(coverage, resampler, kind):
-    return sorted((row for row in coverage if row["resampler"] == resampler and row["kind"] == kind),
-                  key=lambda row: row["n"])
+    return sorted(
+        (row for row in coverage if row["resampler"] == resampler and row["kind"] == kind), key=lambda row: row["n"]
+    )
 
 
 def _series_ratios(cells, resampler, n=None):
     """Per-series bootstrap SE / true SE of one resampler, cell by cell: {n: [ratios]}."""
-    return {cell["n"]: [se / cell["truth"]["standard_error"]
-                        for se in cell["resamplers"][resampler]["standard_error"]]
-            for cell in cells if resampler in cell["resamplers"] and (n is None or cell["n"] == n)}
+    return {
+        cell["n"]: [se / cell["truth"]["standard_error"] for se in cell["resamplers"][resampler]["standard_error"]]
+        for cell in cells
+        if resampler in cell["resamplers"] and (n is None or cell["n"] == n)
+    }
 
 
 def _mean_and_mc_se(values):
@@ -94,12 +114,13 @@ def _judge_se_ratio(criterion, cells):
         mean, spread, mc_se = _mean_and_mc_se(ratios)
         # The published figure has its own MC error; with its series count known, ours
         # stands in for its spread.
-        combined = math.sqrt(mc_se ** 2 + (spread ** 2 / criterion.published_series
-                                          if criterion.published_series else 0.0))
+        combined = math.sqrt(mc_se**2 + (spread**2 / criterion.published_series if criterion.published_series else 0.0))
         ok = abs(mean - criterion.target) <= criterion.k * combined
         passed &= ok
-        details.append(f"n={n}: mean SE ratio {mean:.4f} vs {criterion.target:.3f}, "
-                       f"{(mean - criterion.target) / combined if combined else math.inf:+.2f} combined MC SE")
+        details.append(
+            f"n={n}: mean SE ratio {mean:.4f} vs {criterion.target:.3f}, "
+            f"{(mean - criterion.target) / combined if combined else math.inf:+.2f} combined MC SE"
+        )
     return passed, details
 
 
@@ -110,17 +131,25 @@ def _judge_se_below(criterion, cells):
             continue
         mine = cell["resamplers"][criterion.resampler]["standard_error"]
         other = cell["resamplers"][criterion.other]["standard_error"]
-        below = sum(1 for a, b in zip(mine, other) if a < b)
+        below = sum(1 for a, b in zip(mine, other, strict=True) if a < b)
         ok = below >= criterion.target * len(mine)
         passed &= ok
-        details.append(f"n={cell['n']}: below in {below} of {len(mine)} series "
-                       f"({below / len(mine):.4f} vs >= {criterion.target:.3f})")
+        details.append(
+            f"n={cell['n']}: below in {below} of {len(mine)} series "
+            f"({below / len(mine):.4f} vs >= {criterion.target:.3f})"
+        )
     return passed, details
 
 
 def _verdict(criterion, passed, details, judged=True):
-    return {"id": criterion.id, "statement": criterion.statement, "passed": bool(passed), "detail": "; ".join(details),
-            "rationale": criterion.rationale, "judged": judged}
+    return {
+        "id": criterion.id,
+        "statement": criterion.statement,
+        "passed": bool(passed),
+        "detail": "; ".join(details),
+        "rationale": criterion.rationale,
+        "judged": judged,
+    }
 
 
 def judge(criterion, coverage, cells=()):
@@ -129,13 +158,16 @@ def judge(criterion, coverage, cells=()):
     Coverage criteria read the coverage rows; SE criteria read the per-series SEs of ``cells``.
     """
     if criterion.test in SE_TESTS:
-        ran = [cell for cell in cells if criterion.resampler in cell["resamplers"]
-               and (criterion.other is None or criterion.other in cell["resamplers"])
-               and (criterion.n is None or cell["n"] == criterion.n)]
+        ran = [
+            cell
+            for cell in cells
+            if criterion.resampler in cell["resamplers"]
+            and (criterion.other is None or criterion.other in cell["resamplers"])
+            and (criterion.n is None or cell["n"] == criterion.n)
+        ]
         if not ran:
             return _verdict(criterion, False, ["not run in this profile"], judged=False)
-        passed, details = (_judge_se_ratio if criterion.test == "se_ratio_within" else _judge_se_below)(criterion,
-                                                                                                         ran)
+        passed, details = (_judge_se_ratio if criterion.test == "se_ratio_within" else _judge_se_below)(criterion, ran)
         return _verdict(criterion, passed, details)
     rows = _rows_of(coverage, criterion.resampler, criterion.kind)
     if criterion.n is not None:
@@ -148,15 +180,19 @@ def judge(criterion, coverage, cells=()):
             gap = row["coverage"] - criterion.target
             ok = abs(gap) <= criterion.k * row["mc_se"]
             passed &= ok
-            details.append(f"n={row['n']}: {row['coverage']:.4f} vs {criterion.target:.3f}, "
-                           f"{gap / row['mc_se'] if row['mc_se'] else math.inf:+.2f} mc_se")
+            details.append(
+                f"n={row['n']}: {row['coverage']:.4f} vs {criterion.target:.3f}, "
+                f"{gap / row['mc_se'] if row['mc_se'] else math.inf:+.2f} mc_se"
+            )
     elif criterion.test in ("at_least", "at_most"):
         sign = ">=" if criterion.test == "at_least" else "<="
         for row in rows:
             ok = row["coverage"] >= criterion.target if sign == ">=" else row["coverage"] <= criterion.target
             passed &= ok
-            details.append(f"n={row['n']}: {row['coverage']:.4f} "
-                           f"(Wilson {row['wilson_low']:.4f}-{row['wilson_high']:.4f}) vs {sign} {criterion.target:.3f}")
+            details.append(
+                f"n={row['n']}: {row['coverage']:.4f} "
+                f"(Wilson {row['wilson_low']:.4f}-{row['wilson_high']:.4f}) vs {sign} {criterion.target:.3f}"
+            )
     elif criterion.test == "exceeds":
         others = {row["n"]: row for row in _rows_of(coverage, criterion.other, criterion.kind)}
         for row in rows:
@@ -170,15 +206,22 @@ def judge(criterion, coverage, cells=()):
             passed &= z > criterion.k
             details.append(f"n={row['n']}: {row['coverage']:.4f} vs {other['coverage']:.4f}, {z:+.2f} SE")
     else:
+
         def step_z(a, b):
             spread = math.sqrt(a["mc_se"] ** 2 + b["mc_se"] ** 2)
-            return (b["coverage"] - a["coverage"]) / spread if spread else math.copysign(math.inf, b["coverage"]
-                                                                                       - a["coverage"])
+            return (
+                (b["coverage"] - a["coverage"]) / spread
+                if spread
+                else math.copysign(math.inf, b["coverage"] - a["coverage"])
+            )
+
         overall = step_z(rows[0], rows[-1])
-        steps = [step_z(a, b) for a, b in zip(rows, rows[1:])]
+        steps = [step_z(a, b) for a, b in pairwise(rows)]
         passed = overall > criterion.k and all(z >= -criterion.k for z in steps)
-        details.append(" -> ".join(f"{row['coverage']:.3f}@{row['n']}" for row in rows)
-                       + f"; smallest to largest n {overall:+.1f} SE, worst step {min(steps):+.1f} SE")
+        details.append(
+            " -> ".join(f"{row['coverage']:.3f}@{row['n']}" for row in rows)
+            + f"; smallest to largest n {overall:+.1f} SE, worst step {min(steps):+.1f} SE"
+        )
     return _verdict(criterion, passed, details)
 
 
@@ -190,35 +233,48 @@ def compare_published(figure, coverage, cells=()):
     Mean SE ratio (``measure="se_ratio"``): our MC SE combined with our spread over the
     published series count.
     """
-    entry = {"resampler": figure.resampler, "kind": figure.kind, "n": figure.n, "published": figure.value,
-             "source": figure.source, "published_series": figure.series}
+    entry = {
+        "resampler": figure.resampler,
+        "kind": figure.kind,
+        "n": figure.n,
+        "published": figure.value,
+        "source": figure.source,
+        "published_series": figure.series,
+    }
     if figure.measure == "se_ratio":
         entry["measure"] = "se_ratio"
         ratios = _series_ratios(cells, figure.resampler, figure.n).get(figure.n)
         if not ratios:
             return {**entry, "ours": None, "z": None}
         mean, spread, mc_se = _mean_and_mc_se(ratios)
-        variance = mc_se ** 2 + (spread ** 2 / figure.series if figure.series else 0.0)
+        variance = mc_se**2 + (spread**2 / figure.series if figure.series else 0.0)
         return {**entry, "ours": mean, "z": (mean - figure.value) / math.sqrt(variance) if variance else None}
     rows = [row for row in _rows_of(coverage, figure.resampler, figure.kind) if row["n"] == figure.n]
     if not rows:
         return {**entry, "ours": None, "z": None}
     row = rows[0]
     variance = row["mc_se"] ** 2 + (figure.value * (1 - figure.value) / figure.series if figure.series else 0.0)
-    return {**entry, "ours": row["coverage"], "z": (row["coverage"] - figure.value) / math.sqrt(variance)
-            if variance else None}
+    return {
+        **entry,
+        "ours": row["coverage"],
+        "z": (row["coverage"] - figure.value) / math.sqrt(variance) if variance else None,
+    }
 
 
 def render_table(results, nominal):
     """A plain-text coverage table with criterion verdicts and published figures."""
     width = max([30] + [len(row["resampler"]) + 2 for row in results["coverage"]])
-    lines = [f"{'n':>5}  {'resampler':<{width}}{'kind':<12}{'coverage':>9}  {'Wilson 95%':>15}{'mc_se':>8}"
-             f"{'mean width':>11}{'SE ratio':>9}"]
+    lines = [
+        f"{'n':>5}  {'resampler':<{width}}{'kind':<12}{'coverage':>9}  {'Wilson 95%':>15}{'mc_se':>8}"
+        f"{'mean width':>11}{'SE ratio':>9}"
+    ]
     ratios = {(row["n"], row["resampler"]): row["mean_se_ratio"] for row in results["standard_errors"]}
     for row in results["coverage"]:
-        lines.append(f"{row['n']:>5}  {row['resampler']:<{width}}{row['kind']:<12}{row['coverage']:>9.3f}  "
-                     f"{row['wilson_low']:>7.3f}-{row['wilson_high']:<7.3f}{row['mc_se']:>8.3f}"
-                     f"{row['mean_width']:>11.4f}{ratios[(row['n'], row['resampler'])]:>9.3f}")
+        lines.append(
+            f"{row['n']:>5}  {row['resampler']:<{width}}{row['kind']:<12}{row['coverage']:>9.3f}  "
+            f"{row['wilson_low']:>7.3f}-{row['wilson_high']:<7.3f}{row['mc_se']:>8.3f}"
+            f"{row['mean_width']:>11.4f}{ratios[(row['n'], row['resampler'])]:>9.3f}"
+        )
     lines.append(f"(nominal coverage {nominal:.2f}; SE ratio = mean bootstrap SE / true SE)")
     if results["criteria"]:
         lines += ["", "criteria (registered before the run):"]
@@ -230,8 +286,10 @@ def render_table(results, nominal):
         for entry in results["published"]:
             ours = "not run" if entry["ours"] is None else f"ours {entry['ours']:.3f}, z = {entry['z']:+.2f}"
             what = "mean SE ratio" if entry.get("measure") == "se_ratio" else entry["kind"]
-            lines.append(f"  {entry['resampler']} {what} n={entry['n']}: published "
-                         f"{entry['published']:.3f} ({shipped_citation(entry['source'])}); {ours}")
+            lines.append(
+                f"  {entry['resampler']} {what} n={entry['n']}: published "
+                f"{entry['published']:.3f} ({shipped_citation(entry['source'])}); {ours}"
+            )
     return "\n".join(lines)
 
 

@@ -24,8 +24,7 @@ CHUNK_DRAWS = 10_000  # keeps a chunk of n = 600 paths under 50 MB
 
 
 def _matches(process, n, draws, seed):
-    wanted = {"process": type(process).__name__, "parameters": asdict(process), "n": n, "draws": draws,
-              "seed": seed}
+    wanted = {"process": type(process).__name__, "parameters": asdict(process), "n": n, "draws": draws, "seed": seed}
     return lambda receipt: {key: receipt["body"][key] for key in wanted} == wanted
 
 
@@ -52,12 +51,24 @@ def heteroskedastic_slope_truth(process, n, draws=TRUTH_DRAWS, seed=TRUTH_SEED, 
     if path is None:
         started = provenance.collect()
         mean, sd = simulate_slope_truth(process, n, draws, seed)
-        body = {"process": type(process).__name__, "parameters": asdict(process), "n": n, "draws": draws,
-                "seed": seed, "statistic": "ols_ar1_slope", "mean": mean, "standard_deviation": sd,
-                "monte_carlo_error": sd / math.sqrt(2.0 * (draws - 1)), "generator": "numpy PCG64 default_rng"}
+        body = {
+            "process": type(process).__name__,
+            "parameters": asdict(process),
+            "n": n,
+            "draws": draws,
+            "seed": seed,
+            "statistic": "ols_ar1_slope",
+            "mean": mean,
+            "standard_deviation": sd,
+            "monte_carlo_error": sd / math.sqrt(2.0 * (draws - 1)),
+            "generator": "numpy PCG64 default_rng",
+        }
         started["finished_utc"] = provenance.utc_now()
         path = receipts.write_receipt(receipts.seal("truth", started, body), directory)
     body = receipts.load_receipt(path)["body"]
-    return Truth(float(process.phi), body["standard_deviation"],
-                 f"Monte Carlo: {body['draws']:,} draws, receipt {os.path.basename(path)}",
-                 body["monte_carlo_error"])
+    return Truth(
+        float(process.phi),
+        body["standard_deviation"],
+        f"Monte Carlo: {body['draws']:,} draws, receipt {os.path.basename(path)}",
+        body["monte_carlo_error"],
+    )

@@ -53,14 +53,18 @@ class VerifyReport:
 
 def _series_values(columns, index):
     """Everything stored for one series of one cell, as a comparable structure."""
-    return {name: (column["point"][index], column["standard_error"][index], column["block_length"][index],
-                   {kind: (bounds["lower"][index], bounds["upper"][index])
-                    for kind, bounds in column["intervals"].items()})
-            for name, column in columns.items()}
+    return {
+        name: (
+            column["point"][index],
+            column["standard_error"][index],
+            column["block_length"][index],
+            {kind: (bounds["lower"][index], bounds["upper"][index]) for kind, bounds in column["intervals"].items()},
+        )
+        for name, column in columns.items()
+    }
 
 
-def verify(path, sample=DEFAULT_SAMPLE, replay_all=False, sample_seed=None, protocol_directory=None,
-           progress=None):
+def verify(path, sample=DEFAULT_SAMPLE, replay_all=False, sample_seed=None, protocol_directory=None, progress=None):
     """Return a :class:`VerifyReport` for the receipt at ``path``.
 
     ``sample`` series are replayed, chosen with ``random.Random(sample_seed)`` (a fresh
@@ -74,23 +78,32 @@ def verify(path, sample=DEFAULT_SAMPLE, replay_all=False, sample_seed=None, prot
         return _verify_truth(report, body)
     study = body["study"]
     protocol = protocols.parse(study["protocol_text"], study["file"])
-    report.check(protocol.sha256 == study["protocol_sha256"], "protocol text matches its recorded SHA-256",
-                 "the embedded protocol text does not hash to protocol_sha256")
+    report.check(
+        protocol.sha256 == study["protocol_sha256"],
+        "protocol text matches its recorded SHA-256",
+        "the embedded protocol text does not hash to protocol_sha256",
+    )
     registered = {os.path.basename(path): path for path in protocols.protocol_paths(protocol_directory).values()}
     registered = registered.get(study["file"], "")
     if registered:
-        report.check(protocols.load(registered).sha256 == protocol.sha256,
-                     f"registered protocol {study['file']} is unchanged",
-                     f"registered protocol {study['file']} was edited after this receipt was made; "
-                     "register a new version instead")
+        report.check(
+            protocols.load(registered).sha256 == protocol.sha256,
+            f"registered protocol {study['file']} is unchanged",
+            f"registered protocol {study['file']} was edited after this receipt was made; "
+            "register a new version instead",
+        )
     else:
         report.notes.append(f"{study['file']} is not in the registered protocols (a test or ad-hoc protocol)")
     recorded, installed = receipt["provenance"]["versions"], provenance.versions()
-    changed = [f"{key} {recorded.get(key)} -> {installed.get(key)}" for key in REPLAY_VERSIONS
-               if recorded.get(key) != installed.get(key)]
+    changed = [
+        f"{key} {recorded.get(key)} -> {installed.get(key)}"
+        for key in REPLAY_VERSIONS
+        if recorded.get(key) != installed.get(key)
+    ]
     if changed:
-        report.notes.append("installed versions differ from the receipt's (a replay may then differ): "
-                            + ", ".join(changed))
+        report.notes.append(
+            "installed versions differ from the receipt's (a replay may then differ): " + ", ".join(changed)
+        )
     if receipt["kind"] == "process":
         return _verify_process(report, protocol, body, progress)
     profile = protocol.profile(body["profile"]["name"])
@@ -99,17 +112,24 @@ def verify(path, sample=DEFAULT_SAMPLE, replay_all=False, sample_seed=None, prot
     for n, cell in cells.items():
         done[(n, 0)] = {"n": n, "first": 0, "last": profile.series, "columns": cell["resamplers"]}
     recomputed = results_of(protocol, profile, done)
-    report.check(recomputed == body["results"], "summaries, verdicts and published comparisons recompute exactly",
-                 "the stored summaries differ from those recomputed from the stored outcomes")
-    report.check(results_hash(body["results"]) == body["results_sha256"], "results_sha256",
-                 "results_sha256 does not match the results")
+    report.check(
+        recomputed == body["results"],
+        "summaries, verdicts and published comparisons recompute exactly",
+        "the stored summaries differ from those recomputed from the stored outcomes",
+    )
+    report.check(
+        results_hash(body["results"]) == body["results_sha256"],
+        "results_sha256",
+        "results_sha256 does not match the results",
+    )
     pairs = [(n, i) for n in profile.n for i in range(profile.series)]
     if not replay_all:
         if sample_seed is None:
-            sample_seed = random.SystemRandom().randrange(2 ** 32)
+            sample_seed = random.SystemRandom().randrange(2**32)
         pairs = sorted(random.Random(sample_seed).sample(pairs, min(sample, len(pairs))))
-        report.notes.append(f"replayed {len(pairs)} of {profile.series * len(profile.n)} series "
-                            f"(--sample-seed {sample_seed})")
+        report.notes.append(
+            f"replayed {len(pairs)} of {profile.series * len(profile.n)} series (--sample-seed {sample_seed})"
+        )
     mismatched = []
     for n, i in pairs:
         chunk = run_chunk(protocol.text, protocol.file_name, profile.name, n, i, i + 1)
@@ -117,20 +137,31 @@ def verify(path, sample=DEFAULT_SAMPLE, replay_all=False, sample_seed=None, prot
             mismatched.append((n, i))
         if progress:
             progress()
-    report.check(not mismatched, f"{len(pairs)} series replayed bit for bit",
-                 f"{len(mismatched)} of {len(pairs)} replayed series differ, e.g. n={mismatched[0][0]} series "
-                 f"{mismatched[0][1]}" if mismatched else "")
+    report.check(
+        not mismatched,
+        f"{len(pairs)} series replayed bit for bit",
+        f"{len(mismatched)} of {len(pairs)} replayed series differ, e.g. n={mismatched[0][0]} series {mismatched[0][1]}"
+        if mismatched
+        else "",
+    )
     return report
 
 
 def _verify_process(report, protocol, body, progress):
     """A process study is cheap: every replicate is drawn again and the results compared whole."""
     from . import multipliers
+
     results = multipliers.results_of(protocol, multipliers.estimate(protocol, show_progress=bool(progress)))
-    report.check(results == body["results"], f"all {protocol.replicates} replicates redrawn; results equal bit for bit",
-                 "the redrawn results differ from the stored ones")
-    report.check(body["results_sha256"] == multipliers.results_hash(body["results"]),
-                 "results_sha256", "results_sha256 does not match the results")
+    report.check(
+        results == body["results"],
+        f"all {protocol.replicates} replicates redrawn; results equal bit for bit",
+        "the redrawn results differ from the stored ones",
+    )
+    report.check(
+        body["results_sha256"] == multipliers.results_hash(body["results"]),
+        "results_sha256",
+        "results_sha256 does not match the results",
+    )
     return report
 
 
@@ -138,6 +169,7 @@ def _verify_truth(report, body):
     """A Monte Carlo truth is recomputed whole from its recorded process, n, draws and seed."""
     from .dgp import PROCESSES
     from .truth import simulate_slope_truth
+
     kinds = {kind.__name__: kind for kind in PROCESSES.values()}
     if body["process"] not in kinds:
         report.failures.append(f"unknown process {body['process']!r}: this checkout cannot recompute the truth")
@@ -145,8 +177,10 @@ def _verify_truth(report, body):
     process = kinds[body["process"]](**body["parameters"])
     report.notes.append(f"recomputing all {body['draws']:,} draws (a truth has no per-series sample)")
     mean, sd = simulate_slope_truth(process, body["n"], body["draws"], body["seed"])
-    report.check((mean, sd) == (body["mean"], body["standard_deviation"]),
-                 f"mean and standard deviation of {body['draws']:,} draws recomputed bit for bit",
-                 f"recomputed mean {mean!r} and sd {sd!r} differ from the stored {body['mean']!r} and "
-                 f"{body['standard_deviation']!r}")
+    report.check(
+        (mean, sd) == (body["mean"], body["standard_deviation"]),
+        f"mean and standard deviation of {body['draws']:,} draws recomputed bit for bit",
+        f"recomputed mean {mean!r} and sd {sd!r} differ from the stored {body['mean']!r} and "
+        f"{body['standard_deviation']!r}",
+    )
     return report

@@ -7,7 +7,7 @@ from bootmark import blas
 # module imports numpy; pytest_configure checks that it took.
 os.environ[blas.CORETYPE_VARIABLE] = blas.PINNED_CORETYPE
 
-from hypothesis import settings  # noqa: E402
+from hypothesis import settings  # noqa: E402 - after the BLAS variable is set, above
 
 # The reference twin is pure Python and slow: no per-example deadline. In CI the
 # examples are derandomized so a run is reproducible; locally they explore.
@@ -18,9 +18,11 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 def pytest_configure(config):
     import numpy  # noqa: F401  (loads OpenBLAS, if nothing has yet)
+
     problem = blas.kernel_problem()
     if problem:
         import pytest
+
         pytest.exit(f"the test process cannot compute study outcomes: {problem}", returncode=3)
 
 

@@ -60,7 +60,13 @@ def test_univariate_estimates_match_arch(name):
 
 
 def test_multivariate_frame_matches_arch_column_by_column():
-    frame = pd.DataFrame({"slow": SERIES["ar1_phi0.9_n2000"][:700], "fast": _ar1(0.2, 700, 10), "noise": np.random.default_rng(11).standard_normal(700)})
+    frame = pd.DataFrame(
+        {
+            "slow": SERIES["ar1_phi0.9_n2000"][:700],
+            "fast": _ar1(0.2, 700, 10),
+            "noise": np.random.default_rng(11).standard_normal(700),
+        }
+    )
     ours = reference.optimal_block_length(frame)
     theirs = arch_optimal_block_length(frame)
     assert ours.labels == ("slow", "fast", "noise")
@@ -80,10 +86,13 @@ def test_white_noise_estimate_below_one_is_floored_only_when_resolved():
 def test_auto_resolves_to_the_estimate():
     x = SERIES["ar1_phi0.7_n200"].tolist()
     estimate = reference.optimal_block_length(x)
-    assert reference.bootstrap(x, reference.MovingBlock("auto"), 2, seed=0).method.block_length == \
-        estimate.circular_length
-    assert reference.bootstrap(x, reference.StationaryBlock("auto"), 2, seed=0).method.mean_block_length == \
-        estimate.stationary_length
+    assert (
+        reference.bootstrap(x, reference.MovingBlock("auto"), 2, seed=0).method.block_length == estimate.circular_length
+    )
+    assert (
+        reference.bootstrap(x, reference.StationaryBlock("auto"), 2, seed=0).method.mean_block_length
+        == estimate.stationary_length
+    )
 
 
 def test_negative_control_bandwidth_one_lag_short_disagrees_with_arch(monkeypatch):

@@ -21,24 +21,18 @@ import numba
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from bootmark import engine
-import bootmark.engine.api
-import bootmark.engine.intervals
-import bootmark.engine.keys
-from bootmark import reference
-import bootmark.reference.api
-import bootmark.reference.intervals
 from bootmark.engine import parallel as engine_parallel
 from bootmark.reference.errors import ErrorCode, InvalidParameterError, ParameterTypeError
 from bootmark.reference.indices import row_builder
 from bootmark.reference.keys import MASK64, inner_root, mix64, replicate_key, replicate_word, root_key
 from bootmark.studies.dgp import ar1
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_engine_api import mean_bound
 
-U = 2.0 ** -53
+from bootmark import engine, reference
+
+U = 2.0**-53
 TWINS = [reference, engine]
 METHODS = [reference.IID(), reference.MovingBlock(5), reference.CircularBlock(5), reference.StationaryBlock(5)]
 
@@ -52,8 +46,16 @@ def _x(n=40, seed=7):
 
 def _calibrated(twin, x, method, statistic, n_bootstraps, inner, seed, alpha=0.2):
     data = x.tolist() if twin is reference else x
-    return twin.conf_int(data, statistic, method, alpha=alpha, kind="calibrated", n_bootstraps=n_bootstraps,
-                         seed=seed, inner_bootstraps=inner)
+    return twin.conf_int(
+        data,
+        statistic,
+        method,
+        alpha=alpha,
+        kind="calibrated",
+        n_bootstraps=n_bootstraps,
+        seed=seed,
+        inner_bootstraps=inner,
+    )
 
 
 def _points(twin, x, method, statistic, n_bootstraps, inner, seed):
@@ -75,8 +77,10 @@ def _components(bound):
 def _assert_twins_agree(x, method, statistic, n_bootstraps=40, inner=20, seed=11, alpha=0.2):
     ours = _calibrated(engine, x, method, statistic, n_bootstraps, inner, seed, alpha)
     theirs = _calibrated(reference, x, method, statistic, n_bootstraps, inner, seed, alpha)
-    assert np.array_equal(_points(engine, x, method, statistic, n_bootstraps, inner, seed),
-                          _points(reference, x, method, statistic, n_bootstraps, inner, seed))
+    assert np.array_equal(
+        _points(engine, x, method, statistic, n_bootstraps, inner, seed),
+        _points(reference, x, method, statistic, n_bootstraps, inner, seed),
+    )
     assert ours.kind == theirs.kind == "calibrated" and ours.inner_bootstraps == theirs.inner_bootstraps == inner
     assert ours.method == theirs.method
     if statistic == "mean":
@@ -86,7 +90,7 @@ def _assert_twins_agree(x, method, statistic, n_bootstraps=40, inner=20, seed=11
     else:
         for side in ("lower", "upper", "point"):
             assert _components(getattr(ours, side)) == _components(getattr(theirs, side)), side
-    assert all(low <= high for low, high in zip(_components(ours.lower), _components(ours.upper)))
+    assert all(low <= high for low, high in zip(_components(ours.lower), _components(ours.upper), strict=True))
     return ours, theirs
 
 
@@ -104,18 +108,22 @@ def test_twins_agree(method, statistic):
     assert any(0.0 < level < 1.0 and level not in (0.1, 0.9) for level in levels), levels
 
 
-@pytest.mark.parametrize("method, statistic", [
-    (reference.NonOverlappingBlock(4), ("quantile", (0.25, 0.75))),
-    (reference.CircularBlock(3), "std"),
-    (reference.MovingBlock("auto"), "median"),  # "auto" resolved once, on the original data
-])
+@pytest.mark.parametrize(
+    "method, statistic",
+    [
+        (reference.NonOverlappingBlock(4), ("quantile", (0.25, 0.75))),
+        (reference.CircularBlock(3), "std"),
+        (reference.MovingBlock("auto"), "median"),  # "auto" resolved once, on the original data
+    ],
+)
 def test_twins_agree_on_other_statistics_and_methods(method, statistic):
     x = _x(48, seed=3)
     if statistic == "std":  # u_b bitwise; bounds within 1e-12 relative (the std bound is loose)
         ours = _calibrated(engine, x, method, statistic, 25, 12, 5)
         theirs = _calibrated(reference, x, method, statistic, 25, 12, 5)
-        assert np.array_equal(_points(engine, x, method, statistic, 25, 12, 5),
-                              _points(reference, x, method, statistic, 25, 12, 5))
+        assert np.array_equal(
+            _points(engine, x, method, statistic, 25, 12, 5), _points(reference, x, method, statistic, 25, 12, 5)
+        )
         assert math.isclose(ours.lower, theirs.lower, rel_tol=1e-12)
         assert math.isclose(ours.upper, theirs.upper, rel_tol=1e-12)
         return
@@ -131,17 +139,22 @@ def test_twins_agree_on_tapered_blocks_within_the_taper_rounding():
     x, method = _x(40, seed=4), reference.TaperedBlock(6, "hann")
     ours = _calibrated(engine, x, method, "median", 20, 10, 2)
     theirs = _calibrated(reference, x, method, "median", 20, 10, 2)
-    assert np.array_equal(_points(engine, x, method, "median", 20, 10, 2),
-                          _points(reference, x, method, "median", 20, 10, 2))
+    assert np.array_equal(
+        _points(engine, x, method, "median", 20, 10, 2), _points(reference, x, method, "median", 20, 10, 2)
+    )
     assert math.isclose(ours.lower, theirs.lower, rel_tol=1e-13)
     assert math.isclose(ours.upper, theirs.upper, rel_tol=1e-13)
 
 
 @settings(max_examples=15, deadline=None)
-@given(n=st.integers(12, 40), spec=st.sampled_from([None, reference.MovingBlock, reference.CircularBlock,
-                                                      reference.StationaryBlock]),
-       length=st.integers(1, 6), seed=st.integers(0, 2 ** 128 - 1), data_seed=st.integers(0, 1000),
-       alpha=st.sampled_from([0.05, 0.1, 0.3]))
+@given(
+    n=st.integers(12, 40),
+    spec=st.sampled_from([None, reference.MovingBlock, reference.CircularBlock, reference.StationaryBlock]),
+    length=st.integers(1, 6),
+    seed=st.integers(0, 2**128 - 1),
+    data_seed=st.integers(0, 1000),
+    alpha=st.sampled_from([0.05, 0.1, 0.3]),
+)
 def test_twins_agree_on_medians_bitwise(n, spec, length, seed, data_seed, alpha):
     method = reference.IID() if spec is None else spec(length)
     _assert_twins_agree(_x(n, data_seed), method, "median", n_bootstraps=12, inner=10, seed=seed, alpha=alpha)
@@ -152,12 +165,28 @@ def test_per_component_calibration_equals_one_column_at_a_time():
     frame = pd.DataFrame(rows, columns=["a", "b"])
     for twin in TWINS:
         data = rows.tolist() if twin is reference else frame
-        joint = twin.conf_int(data, "median", twin.MovingBlock(4), alpha=0.2, kind="calibrated", n_bootstraps=20,
-                              seed=9, inner_bootstraps=10)
+        joint = twin.conf_int(
+            data,
+            "median",
+            twin.MovingBlock(4),
+            alpha=0.2,
+            kind="calibrated",
+            n_bootstraps=20,
+            seed=9,
+            inner_bootstraps=10,
+        )
         for j, label in enumerate("ab"):
             column = rows[:, j].tolist() if twin is reference else frame[label]
-            alone = twin.conf_int(column, "median", twin.MovingBlock(4), alpha=0.2, kind="calibrated",
-                                  n_bootstraps=20, seed=9, inner_bootstraps=10)
+            alone = twin.conf_int(
+                column,
+                "median",
+                twin.MovingBlock(4),
+                alpha=0.2,
+                kind="calibrated",
+                n_bootstraps=20,
+                seed=9,
+                inner_bootstraps=10,
+            )
             key = j if twin is reference else label
             assert (joint.lower[key], joint.upper[key], joint.point[key]) == tuple(alone)
 
@@ -169,9 +198,9 @@ def test_per_component_calibration_equals_one_column_at_a_time():
 def test_inner_root_is_the_documented_formula():
     # lo = mix64(key ^ pi digits 33-48), hi = mix64(lo ^ pi digits 49-64), key = replicate
     # b's 64-bit key; written out here with the constants, not read from the module.
-    for seed in (0, 1, 2 ** 64 + 3, 2 ** 128 - 1):
+    for seed in (0, 1, 2**64 + 3, 2**128 - 1):
         root = root_key(seed)
-        for b in (0, 1, 998, 2 ** 40):
+        for b in (0, 1, 998, 2**40):
             k0, k1 = replicate_key(root, b)
             lo = mix64((k0 | k1 << 32) ^ 0xA4093822299F31D0)
             assert inner_root(root, b) == (lo, mix64(lo ^ 0x082EFA98EC4E6C89))
@@ -209,8 +238,9 @@ def _numpy_calibrated(x, method, function, n_bootstraps, inner, seed, alpha, inn
     return float(lower), float(upper), np.array(u), gap
 
 
-@pytest.mark.parametrize("method", [reference.MovingBlock(6), reference.StationaryBlock(4), reference.IID()],
-                         ids=lambda m: type(m).__name__)
+@pytest.mark.parametrize(
+    "method", [reference.MovingBlock(6), reference.StationaryBlock(4), reference.IID()], ids=lambda m: type(m).__name__
+)
 def test_engine_equals_a_plain_numpy_reimplementation(method):
     x = _x(60, seed=12)
     n_bootstraps, inner, seed = 40, 20, 3
@@ -254,8 +284,9 @@ def test_identity_calibration_gives_the_percentile_interval(twin, monkeypatch):
 # determinism
 
 
-@pytest.mark.parametrize("method, statistic", [(reference.MovingBlock(7), "mean"),
-                                               (reference.StationaryBlock(5), "median")])
+@pytest.mark.parametrize(
+    "method, statistic", [(reference.MovingBlock(7), "mean"), (reference.StationaryBlock(5), "median")]
+)
 def test_identical_on_one_or_two_threads_and_prefix_stable(method, statistic, monkeypatch):
     monkeypatch.setattr(engine_parallel, "PARALLEL_MIN_NANOSECONDS", 0)  # thread even these small requests
     monkeypatch.setattr(engine_parallel, "CHUNK_NANOSECONDS", 1)  # in as many chunks as allowed
@@ -284,25 +315,55 @@ X = [0.5, 1.5, -0.25, 2.0, 1.0, 0.75, -1.0, 3.0, 0.0, 1.25]
 
 
 @pytest.mark.parametrize("twin", TWINS, ids=lambda twin: twin.__name__)
-@pytest.mark.parametrize("kwargs, error, code, argument", [
-    (dict(kind="calibrated", inner_bootstraps=20.0), ParameterTypeError, ErrorCode.N_BOOTSTRAPS,
-     "inner_bootstraps"),
-    (dict(kind="calibrated", inner_bootstraps="50"), ParameterTypeError, ErrorCode.N_BOOTSTRAPS,
-     "inner_bootstraps"),
-    (dict(kind="calibrated", inner_bootstraps=True), ParameterTypeError, ErrorCode.N_BOOTSTRAPS,
-     "inner_bootstraps"),
-    (dict(kind="calibrated", inner_bootstraps=9), InvalidParameterError, ErrorCode.N_BOOTSTRAPS,
-     "inner_bootstraps"),
-    (dict(kind="calibrated", inner_bootstraps=-1), InvalidParameterError, ErrorCode.N_BOOTSTRAPS,
-     "inner_bootstraps"),
-    (dict(kind="percentile", inner_bootstraps=199), InvalidParameterError, ErrorCode.N_BOOTSTRAPS,
-     "inner_bootstraps"),
-    (dict(kind="normal", inner_bootstraps=50), InvalidParameterError, ErrorCode.N_BOOTSTRAPS,
-     "inner_bootstraps"),
-    (dict(kind="calibrated", statistic=lambda s: sum(s) / len(s)), InvalidParameterError, ErrorCode.STATISTIC,
-     "statistic"),
-    (dict(kind="calibrated", n_bootstraps=1), InvalidParameterError, ErrorCode.N_BOOTSTRAPS, "n_bootstraps"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, code, argument",
+    [
+        (
+            dict(kind="calibrated", inner_bootstraps=20.0),
+            ParameterTypeError,
+            ErrorCode.N_BOOTSTRAPS,
+            "inner_bootstraps",
+        ),
+        (
+            dict(kind="calibrated", inner_bootstraps="50"),
+            ParameterTypeError,
+            ErrorCode.N_BOOTSTRAPS,
+            "inner_bootstraps",
+        ),
+        (
+            dict(kind="calibrated", inner_bootstraps=True),
+            ParameterTypeError,
+            ErrorCode.N_BOOTSTRAPS,
+            "inner_bootstraps",
+        ),
+        (
+            dict(kind="calibrated", inner_bootstraps=9),
+            InvalidParameterError,
+            ErrorCode.N_BOOTSTRAPS,
+            "inner_bootstraps",
+        ),
+        (
+            dict(kind="calibrated", inner_bootstraps=-1),
+            InvalidParameterError,
+            ErrorCode.N_BOOTSTRAPS,
+            "inner_bootstraps",
+        ),
+        (
+            dict(kind="percentile", inner_bootstraps=199),
+            InvalidParameterError,
+            ErrorCode.N_BOOTSTRAPS,
+            "inner_bootstraps",
+        ),
+        (dict(kind="normal", inner_bootstraps=50), InvalidParameterError, ErrorCode.N_BOOTSTRAPS, "inner_bootstraps"),
+        (
+            dict(kind="calibrated", statistic=lambda s: sum(s) / len(s)),
+            InvalidParameterError,
+            ErrorCode.STATISTIC,
+            "statistic",
+        ),
+        (dict(kind="calibrated", n_bootstraps=1), InvalidParameterError, ErrorCode.N_BOOTSTRAPS, "n_bootstraps"),
+    ],
+)
 def test_bad_input_is_refused_with_a_typed_error(twin, kwargs, error, code, argument):
     call = dict(statistic="mean", n_bootstraps=20, seed=1)
     call.update(kwargs)
@@ -316,12 +377,17 @@ def test_bad_input_is_refused_with_a_typed_error(twin, kwargs, error, code, argu
 @pytest.mark.parametrize("twin", TWINS, ids=lambda twin: twin.__name__)
 def test_legal_inner_counts(twin):
     default = twin.conf_int(X, "mean", twin.MovingBlock(2), kind="calibrated", n_bootstraps=12, seed=1)
-    explicit = twin.conf_int(X, "mean", twin.MovingBlock(2), kind="calibrated", n_bootstraps=12, seed=1,
-                             inner_bootstraps=np.int64(199))
+    explicit = twin.conf_int(
+        X, "mean", twin.MovingBlock(2), kind="calibrated", n_bootstraps=12, seed=1, inner_bootstraps=np.int64(199)
+    )
     assert default.inner_bootstraps == explicit.inner_bootstraps == 199 and tuple(default) == tuple(explicit)
     assert twin.conf_int(X, "mean", twin.MovingBlock(2), n_bootstraps=12, seed=1).inner_bootstraps is None
-    assert twin.conf_int(X, "mean", twin.MovingBlock(2), kind="calibrated", n_bootstraps=12, seed=1,
-                         inner_bootstraps=10).inner_bootstraps == 10
+    assert (
+        twin.conf_int(
+            X, "mean", twin.MovingBlock(2), kind="calibrated", n_bootstraps=12, seed=1, inner_bootstraps=10
+        ).inner_bootstraps
+        == 10
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -349,8 +415,9 @@ def test_negative_control_numpy_reimplementation_with_a_broken_key_rule_disagree
     x, method = _x(60, seed=12), reference.MovingBlock(6)
     for statistic, function in (("median", np.median), ("mean", np.mean)):
         ours = _calibrated(engine, x, method, statistic, 40, 20, 3)
-        broken = _numpy_calibrated(x, method, function, 40, 20, 3, 0.2,
-                                   inner_root_of=lambda root, b: inner_root(root, 0))
+        broken = _numpy_calibrated(
+            x, method, function, 40, 20, 3, 0.2, inner_root_of=lambda root, b: inner_root(root, 0)
+        )
         assert not np.array_equal(_points(engine, x, method, statistic, 40, 20, 3)[0], broken[2])
         if statistic == "mean":  # mean replicates have no ties, so other levels give other bounds
             assert abs(ours.lower - broken[0]) > 1e-6 or abs(ours.upper - broken[1]) > 1e-6

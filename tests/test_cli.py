@@ -19,8 +19,9 @@ BOOTMARK = os.path.join(os.path.dirname(sys.executable), "bootmark")
 def run(arguments, cwd, environment=None):
     env = {k: v for k, v in os.environ.items() if k != "BOOTMARK_WORKSPACE"}
     env.update(environment or {})
-    return subprocess.run([BOOTMARK, *arguments], cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
-                          check=False)
+    return subprocess.run(
+        [BOOTMARK, *arguments], cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False
+    )
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +44,10 @@ BAD_ARGUMENTS = {
     "example": (["example", "--n-bootstraps", "0"], "n_bootstraps"),
     "bench": (["bench", "--cells", "method=nope"], "no cell of the full grid"),
     "bench-samples": (["bench", "--samples", "1"], "--samples must be at least 3"),
-    "bench-output": (["bench", "--output-dir", "{root}/a-file/x", "--cells", "method=iid,n=200,B=999"],
-                     "cannot create the receipt folder"),
+    "bench-output": (
+        ["bench", "--output-dir", "{root}/a-file/x", "--cells", "method=iid,n=200,B=999"],
+        "cannot create the receipt folder",
+    ),
     "compare": (["compare", "{root}/missing-old.json", "{root}/missing-new.json"], "no receipt file"),
     "versus": (["versus", "no-such-revision", "--cells", "method=iid,sentinel=false"], "no-such-revision"),
     "versus-rounds": (["versus", "HEAD", "--rounds", "1"], "rounds must be at least 3"),
@@ -59,8 +62,10 @@ BAD_ARGUMENTS = {
     "study run profile": (["study", "run", "S4", "--profile", "huge"], "huge"),
     "study run workers": (["study", "run", "S4", "--workers", "0"], "--workers must be at least 1"),
     "study verify": (["study", "verify", "{root}/missing.json"], "no receipt file"),
-    "study verify sample": (["study", "verify", "{root}/not-a-receipt.json", "--sample", "0"],
-                            "--sample must be at least 1"),
+    "study verify sample": (
+        ["study", "verify", "{root}/not-a-receipt.json", "--sample", "0"],
+        "--sample must be at least 1",
+    ),
     "study show": (["study", "show", "{root}/missing.json"], "no receipt file"),
     "study render": (["study", "render"], "no study receipt"),
 }
@@ -105,24 +110,29 @@ def test_a_missing_peer_is_one_line_naming_the_extra(folders, tmp_path):
     # tsbootstrap hidden from a fresh process: a stand-in package that fails to import
     # would be a different error, so the distribution lookup is what says "missing".
     receipt = _committed_receipt("S1")
-    code = ("import sys, importlib.metadata as m\n"
-            "real = m.version\n"
-            "def version(name):\n"
-            "    if name == 'tsbootstrap': raise m.PackageNotFoundError(name)\n"
-            "    return real(name)\n"
-            "m.version = version\n"
-            "from bootmark.cli import main\n"
-            f"sys.exit(main(['study', 'verify', {receipt!r}]))\n")
-    completed = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
-                               timeout=300, check=False)
+    code = (
+        "import sys, importlib.metadata as m\n"
+        "real = m.version\n"
+        "def version(name):\n"
+        "    if name == 'tsbootstrap': raise m.PackageNotFoundError(name)\n"
+        "    return real(name)\n"
+        "m.version = version\n"
+        "from bootmark.cli import main\n"
+        f"sys.exit(main(['study', 'verify', {receipt!r}]))\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False
+    )
     assert completed.returncode == 2 and "Traceback" not in completed.stderr, completed.stderr
     assert "pip install 'bootmark[peers]'" in completed.stderr
     assert len(completed.stderr.strip().splitlines()) == 1
 
 
 def _committed_receipt(study_id):
-    from bootmark import workspace
     from bootmark.studies import report
+
+    from bootmark import workspace
+
     newest = report.newest_study_receipts(workspace.find().receipt_directory("study"))
     return next(path for (found, _), (path, _) in newest.items() if found == study_id)
 
@@ -130,6 +140,7 @@ def _committed_receipt(study_id):
 def test_negative_control_a_bug_prints_its_traceback_and_says_so(monkeypatch, capsys):
     def broken(args):
         raise KeyError("a bug")
+
     monkeypatch.setattr(cli, "_example", broken)
     assert cli.main(["example"]) == cli.BUG
     error = capsys.readouterr().err
@@ -139,11 +150,13 @@ def test_negative_control_a_bug_prints_its_traceback_and_says_so(monkeypatch, ca
 def test_version_names_the_stream(folders):
     completed = run(["--version"], cwd=folders / "empty")
     from bootmark.reference.indices import STREAM_VERSION
+
     assert completed.returncode == 0 and completed.stdout.strip().endswith(f"(stream version {STREAM_VERSION})")
 
 
 def test_help_texts_cite_only_what_ships():
     import re
+
     repository = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parser = cli.build_parser()
     texts = [parser.format_help()]
@@ -163,6 +176,9 @@ def test_help_texts_cite_only_what_ships():
 
 def test_printed_published_figures_name_the_shipped_page():
     from bootmark.studies.summary import shipped_citation
-    assert shipped_citation("DESIGN.md section 6 (wild Rademacher)") == \
-        "DESIGN.md section 6 [docs/published-figures.md] (wild Rademacher)"
+
+    assert (
+        shipped_citation("DESIGN.md section 6 (wild Rademacher)")
+        == "DESIGN.md section 6 [docs/published-figures.md] (wild Rademacher)"
+    )
     assert shipped_citation("Smith (2020)") == "Smith (2020)"

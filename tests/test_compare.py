@@ -10,13 +10,21 @@ from bootmark import compare, receipts, timing
 
 def _grid(engine_scale=1.0, arch_scale=1.0, slowed_cell=None, seed_offset=0):
     """Receipt of 4 cells + 1 sentinel; ``slowed_cell`` (index) runs its engine 2x slower."""
-    specs = [("iid", 2000, 999, False), ("moving", 2000, 999, False), ("circular", 2000, 999, False),
-             ("stationary", 2000, 999, False), ("moving", 2000, 10000, True)]
+    specs = [
+        ("iid", 2000, 999, False),
+        ("moving", 2000, 999, False),
+        ("circular", 2000, 999, False),
+        ("stationary", 2000, 999, False),
+        ("moving", 2000, 10000, True),
+    ]
     cells = []
     for k, (method, n, b, sentinel) in enumerate(specs):
         engine = 0.001 * (k + 1) * engine_scale * (2.0 if k == slowed_cell else 1.0)
-        cells.append(synthetic_cell(method, n, b, sentinel, engine_s=engine, arch_s=0.02 * (k + 1) * arch_scale,
-                                    seed=k + seed_offset))
+        cells.append(
+            synthetic_cell(
+                method, n, b, sentinel, engine_s=engine, arch_s=0.02 * (k + 1) * arch_scale, seed=k + seed_offset
+            )
+        )
     return synthetic_receipt(cells)
 
 
@@ -68,6 +76,7 @@ def test_receipts_of_other_kinds_or_with_nothing_in_common_cannot_be_compared():
 
 def test_the_command_line_exit_codes(tmp_path, capsys):
     from bootmark.cli import main
+
     old = receipts.write_receipt(_grid(), tmp_path / "old")
     slow = receipts.write_receipt(_grid(slowed_cell=2, seed_offset=10), tmp_path / "new")
     assert main(["compare", old, old]) == compare.PASS

@@ -3,9 +3,9 @@
 import os
 
 import pytest
+from bootmark.studies import report
 
 from bootmark import workspace
-from bootmark.studies import report
 
 
 @pytest.fixture(scope="module")
@@ -17,16 +17,18 @@ def test_readme_coverage_section_is_what_the_receipts_render(rendered):
     section, paths = rendered
     with open(workspace.find().readme, encoding="utf-8") as stream:
         text = stream.read()
-    assert report.current_section(text) == section, \
+    assert report.current_section(text) == section, (
         "README.md's coverage section is stale: run `bootmark study render --readme`"
-    assert {"S1", "S1-kinds", "S1-length", "S2", "S3", "S4"} <= {report.receipts.load_receipt(p)["body"]["study"]["id"]
-                                                               for p in paths}
+    )
+    assert {"S1", "S1-kinds", "S1-length", "S2", "S3", "S4"} <= {
+        report.receipts.load_receipt(p)["body"]["study"]["id"] for p in paths
+    }
 
 
 def test_negative_control_a_typed_coverage_is_caught(rendered):
     section, _ = rendered
     first = section.index("| percentile | ") + len("| percentile | ")
-    typed = section[:first] + ("0.901" if section[first:first + 5] != "0.901" else "0.902") + section[first + 5:]
+    typed = section[:first] + ("0.901" if section[first : first + 5] != "0.901" else "0.902") + section[first + 5 :]
     readme = report.replace_section(f"x\n{report.BEGIN}\n{report.END}\n", typed)
     assert report.current_section(readme) != section
 
@@ -47,7 +49,19 @@ def test_the_markers_are_required():
 
 def test_miss_split_counts_each_side_of_the_truth():
     from bootmark.studies.summary import miss_split
-    cells = [{"n": 50, "truth": {"value": 1.0}, "resamplers": {"r": {"intervals": {"percentile": {
-        "lower": [0.0, 1.2, 0.5, 1.0, -3.0], "upper": [0.9, 2.0, 1.5, 1.1, 0.99]}}}}}]
+
+    cells = [
+        {
+            "n": 50,
+            "truth": {"value": 1.0},
+            "resamplers": {
+                "r": {
+                    "intervals": {
+                        "percentile": {"lower": [0.0, 1.2, 0.5, 1.0, -3.0], "upper": [0.9, 2.0, 1.5, 1.1, 0.99]}
+                    }
+                }
+            },
+        }
+    ]
     # wholly below: [0, 0.9] and [-3, 0.99]; wholly above: [1.2, 2]; a bound on the truth covers it
     assert miss_split(cells) == {(50, "r", "percentile"): (0.4, 0.2)}

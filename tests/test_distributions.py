@@ -9,13 +9,13 @@ import math
 from statistics import NormalDist
 
 import pytest
-from scipy import stats
-
-from bootmark import reference
 from bootmark.reference import indices as indices_module
 from bootmark.reference.draws import Purpose, WordStream, geometric_table
 from bootmark.reference.indices import index_rows
 from bootmark.reference.keys import replicate_key, root_key
+from scipy import stats
+
+from bootmark import reference
 
 FAMILY_ALPHA = 1e-4
 
@@ -27,13 +27,13 @@ def _stream(seed, purpose=Purpose.BLOCK_START):
 def _chi_square_power(probabilities, perturbed, draws, alpha=FAMILY_ALPHA):
     """Power of the chi-square goodness-of-fit test against ``perturbed`` cell probabilities."""
     df = len(probabilities) - 1
-    noncentrality = draws * sum((q - p) ** 2 / p for p, q in zip(probabilities, perturbed))
+    noncentrality = draws * sum((q - p) ** 2 / p for p, q in zip(probabilities, perturbed, strict=True))
     return stats.ncx2.sf(stats.chi2.isf(alpha, df), df, noncentrality)
 
 
 def _chi_square_p(counts, probabilities):
     total = sum(counts)
-    statistic = sum((c - total * p) ** 2 / (total * p) for c, p in zip(counts, probabilities))
+    statistic = sum((c - total * p) ** 2 / (total * p) for c, p in zip(counts, probabilities, strict=True))
     return stats.chi2.sf(statistic, len(counts) - 1)
 
 
@@ -111,7 +111,10 @@ def test_negative_control_truncated_geometric_tail_fails():
     mean = 37
     table = geometric_table(mean)  # 11 base-37 trials per 64-bit draw
     stream = _stream(mean, Purpose.BLOCK_LENGTH)
-    truncated = lambda: min(stream.geometric(table), len(table.thresholds) * 4)  # noqa: E731
+
+    def truncated():
+        return min(stream.geometric(table), len(table.thresholds) * 4)
+
     failures, _ = _geometric_failures(truncated, mean, 20_000)
     assert failures
 

@@ -12,17 +12,21 @@ import numba
 import numpy as np
 import pandas as pd
 import pytest
+from bootmark.engine import parallel as engine_parallel
+from bootmark.engine import reduce as engine_reduce
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bootmark import engine
-from bootmark import reference
-from bootmark.engine import parallel as engine_parallel
-from bootmark.engine import reduce as engine_reduce
+from bootmark import engine, reference
 
-U = 2.0 ** -53
-SPECS = [reference.MovingBlock, reference.CircularBlock, reference.NonOverlappingBlock,
-         reference.StationaryBlock, reference.TaperedBlock]
+U = 2.0**-53
+SPECS = [
+    reference.MovingBlock,
+    reference.CircularBlock,
+    reference.NonOverlappingBlock,
+    reference.StationaryBlock,
+    reference.TaperedBlock,
+]
 
 
 def mean_bound(x):
@@ -145,8 +149,9 @@ def test_pandas_in_labelled_types_out():
 
 
 def test_materializing_beyond_the_budget_is_refused_with_the_size():
-    result = engine.bootstrap(np.zeros(2000) + np.arange(2000), reference.IID(), 50_000, seed=1,
-                              memory_budget=100 * 2**20)
+    result = engine.bootstrap(
+        np.zeros(2000) + np.arange(2000), reference.IID(), 50_000, seed=1, memory_budget=100 * 2**20
+    )
     with pytest.raises(engine.InvalidParameterError, match="bootstrap_reduce") as info:
         result.values()
     assert info.value.code is engine.ErrorCode.MEMORY_BUDGET and "MiB" in str(info.value)
@@ -164,7 +169,6 @@ def test_float32_paths_are_the_rounded_float64_paths():
 
 
 def test_int32_guard_fires_before_any_allocation(monkeypatch):
-    import bootmark.engine.data
 
     monkeypatch.setattr(engine.data, "MAX_OBSERVATIONS", 10)
     with pytest.raises(engine.InvalidDataError) as info:

@@ -19,29 +19,36 @@ import warnings
 import numba
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
-from hypothesis import strategies as st
-
-from bootmark import engine
-from bootmark import reference
 from bootmark.engine import models as engine_models
 from bootmark.engine import parallel as engine_parallel
 from bootmark.engine.data import as_array
 from bootmark.reference import models as reference_models
 from bootmark.reference.data import as_series
 from bootmark.reference.keys import replicate_key, root_key
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from test_models import NEAR_UNIT_ROOT, ar_series, lstsq_fit
 
-U = 2.0 ** -53
+from bootmark import engine, reference
+
+U = 2.0**-53
 seeds = st.integers(min_value=0, max_value=(1 << 128) - 1)
-EXACT_INNOVATIONS = [reference.IID(), reference.Wild(), reference.Wild("mammen"), reference.BlockWild("rademacher", 1),
-                     reference.BlockWild("rademacher", 6), reference.BlockWild("mammen", 11)]
+EXACT_INNOVATIONS = [
+    reference.IID(),
+    reference.Wild(),
+    reference.Wild("mammen"),
+    reference.BlockWild("rademacher", 1),
+    reference.BlockWild("rademacher", 6),
+    reference.BlockWild("mammen", 11),
+]
 GAUSSIAN_INNOVATIONS = [reference.Wild("gaussian"), reference.BlockWild("gaussian", 4)]
 
 
 def both_fits(method, x):
-    return (reference_models.resolve_model(method, as_series(list(x)), reference_models.ARITHMETIC),
-            engine_models.resolve(method, as_array(np.asarray(x))))
+    return (
+        reference_models.resolve_model(method, as_series(list(x)), reference_models.ARITHMETIC),
+        engine_models.resolve(method, as_array(np.asarray(x))),
+    )
 
 
 @st.composite
@@ -49,12 +56,18 @@ def model_cases(draw, innovations=EXACT_INNOVATIONS):
     order = draw(st.integers(0, 3))
     phi = [0.5, -0.2, 0.15][:order]
     n = draw(st.integers(2 * order + 12, 160))
-    x = ar_series(phi, n, draw(st.integers(0, 10**6)), draw(st.sampled_from([0.0, 3.0, -250.0])),
-                  draw(st.sampled_from([1.0, 1e-3, 40.0])))
+    x = ar_series(
+        phi,
+        n,
+        draw(st.integers(0, 10**6)),
+        draw(st.sampled_from([0.0, 3.0, -250.0])),
+        draw(st.sampled_from([1.0, 1e-3, 40.0])),
+    )
     innovation = draw(st.sampled_from(innovations))
     if draw(st.booleans()):
-        method = reference.SieveAR(max_order=draw(st.integers(0, 4)), criterion=draw(st.sampled_from(["aic", "bic"])),
-                                   innovation=innovation)
+        method = reference.SieveAR(
+            max_order=draw(st.integers(0, 4)), criterion=draw(st.sampled_from(["aic", "bic"])), innovation=innovation
+        )
     else:
         method = reference.ResidualBootstrap(reference.AR(order), innovation)
     try:
@@ -88,8 +101,9 @@ def test_gaussian_multipliers_agree_within_the_stated_tolerance(seed, replicate,
 @settings(max_examples=150)
 def test_residual_indices_and_block_phases_equal_the_reference_bitwise(seed, replicate, count):
     key = replicate_key(root_key(seed), replicate)
-    assert engine_models.residual_indices(count, seed, replicate).tolist() == \
-        reference_models.residual_indices(count, key)
+    assert engine_models.residual_indices(count, seed, replicate).tolist() == reference_models.residual_indices(
+        count, key
+    )
     assert engine_models.block_offset(count, seed, replicate) == reference_models.block_offset(count, key)
 
 
@@ -129,6 +143,7 @@ def test_gaussian_series_agree_within_the_stated_bound(case):
 
 def test_negative_control_an_off_by_one_reference_recursion_is_caught(monkeypatch):
     from test_models import off_by_one_rebuild
+
     x = np.array(ar_series([0.5, 0.2], 80, 3))
     method = reference.ResidualBootstrap(reference.AR(2), reference.Wild("mammen"))
     ours = engine.bootstrap(x, method, 4, seed=5).values()
@@ -139,8 +154,9 @@ def test_negative_control_an_off_by_one_reference_recursion_is_caught(monkeypatc
 
 def test_float32_series_are_the_rounded_float64_series_and_the_budget_holds():
     x = np.array(ar_series([0.4], 100, 4))
-    result = engine.bootstrap(x, reference.ResidualBootstrap(reference.AR(1), reference.Wild()), 7, seed=2,
-                              memory_budget=7 * 100 * 8)
+    result = engine.bootstrap(
+        x, reference.ResidualBootstrap(reference.AR(1), reference.Wild()), 7, seed=2, memory_budget=7 * 100 * 8
+    )
     assert np.array_equal(result.values("float32"), result.values().astype(np.float32))
     too_small = engine.bootstrap(x, reference.SieveAR(), 7, seed=2, memory_budget=100)
     with pytest.raises(engine.InvalidParameterError) as info:
@@ -150,6 +166,7 @@ def test_float32_series_are_the_rounded_float64_series_and_the_budget_holds():
 
 def test_a_one_column_frame_gives_three_dimensional_values():
     import pandas as pd
+
     x = ar_series([0.4], 60, 4)
     frame = pd.DataFrame({"a": x})
     method = reference.ResidualBootstrap(reference.AR(1), reference.Wild())
@@ -183,15 +200,19 @@ def test_refit_coefficients_agree_within_the_stated_bound(case):
     assert ours.point.tolist() == list(theirs.point.values())
 
 
-@pytest.mark.parametrize("order, phi, innovation", [
-    (2, [0.6, -0.2], reference.BlockWild("mammen", 7)),
-    (1, [0.9], reference.Wild()),  # order 1 takes the one-pass refit on the centred rebuild
-    (1, [-0.7], reference.IID())])
+@pytest.mark.parametrize(
+    "order, phi, innovation",
+    [
+        (2, [0.6, -0.2], reference.BlockWild("mammen", 7)),
+        (1, [0.9], reference.Wild()),  # order 1 takes the one-pass refit on the centred rebuild
+        (1, [-0.7], reference.IID()),
+    ],
+)
 def test_fused_refits_agree_with_numpy_lstsq_on_the_materialized_series(order, phi, innovation):
     x = np.array(ar_series(phi, 400 if order == 2 else 5000, 8, offset=10.0))
     method = reference.ResidualBootstrap(reference.AR(order), innovation)
     fused = engine.bootstrap_reduce(x, method, "ar_coef", 40, seed=6).statistics
-    for components, path in zip(fused, engine.bootstrap(x, method, 40, seed=6).values()):
+    for components, path in zip(fused, engine.bootstrap(x, method, 40, seed=6).values(), strict=True):
         coefficients, _ = lstsq_fit(path, order, order)
         assert np.all(np.abs(components - coefficients) <= 1e-9 * max(1.0, np.max(np.abs(coefficients))))
 
@@ -207,8 +228,9 @@ def test_negative_control_the_refit_bound_separates_neighbouring_replicates():
 
 
 @pytest.mark.parametrize("statistic", ["mean", "var", "std", "median", ("quantile", (0.1, 0.5, 0.9))])
-@pytest.mark.parametrize("innovation", [reference.IID(), reference.Wild("mammen"),
-                                        reference.BlockWild("rademacher", 5)], ids=repr)
+@pytest.mark.parametrize(
+    "innovation", [reference.IID(), reference.Wild("mammen"), reference.BlockWild("rademacher", 5)], ids=repr
+)
 def test_named_statistics_of_rebuilt_series_agree_with_the_reference(statistic, innovation):
     x = np.array(ar_series([0.5, 0.1], 150, 10, offset=-2.0))
     method = reference.ResidualBootstrap(reference.AR(2), innovation)
@@ -256,9 +278,15 @@ def test_explosive_refits_raise_in_the_engine_as_in_the_reference():
 
 
 @pytest.mark.parametrize("statistic", ["ar_coef", "median"])
-@pytest.mark.parametrize("method", [reference.ResidualBootstrap(reference.AR(2), reference.BlockWild("mammen", 9)),
-                                    reference.SieveAR(innovation=reference.Wild("gaussian")),
-                                    reference.ResidualBootstrap(reference.AR(1), reference.IID())], ids=repr)
+@pytest.mark.parametrize(
+    "method",
+    [
+        reference.ResidualBootstrap(reference.AR(2), reference.BlockWild("mammen", 9)),
+        reference.SieveAR(innovation=reference.Wild("gaussian")),
+        reference.ResidualBootstrap(reference.AR(1), reference.IID()),
+    ],
+    ids=repr,
+)
 def test_results_are_identical_on_one_or_two_threads_and_prefix_stable(method, statistic, monkeypatch):
     monkeypatch.setattr(engine_parallel, "PARALLEL_MIN_NANOSECONDS", 0)  # thread even these small requests
     monkeypatch.setattr(engine_parallel, "CHUNK_NANOSECONDS", 1)  # in as many chunks as allowed

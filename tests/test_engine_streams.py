@@ -7,10 +7,6 @@ library reference twin, which computes the same streams through its own arithmet
 import numba
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from bootmark import reference
 from bootmark.engine import draws as engine_draws
 from bootmark.engine import parallel as engine_parallel
 from bootmark.engine.indices import index_matrix
@@ -20,11 +16,20 @@ from bootmark.engine.philox import philox4x32_10 as engine_philox
 from bootmark.reference.draws import geometric_table
 from bootmark.reference.indices import index_rows
 from bootmark.reference.keys import replicate_key, root_key
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_philox import known_answer_mismatches
 
+from bootmark import reference
+
 seeds = st.integers(min_value=0, max_value=(1 << 128) - 1)
-SPECS = [reference.MovingBlock, reference.CircularBlock, reference.NonOverlappingBlock,
-         reference.StationaryBlock, reference.TaperedBlock]
+SPECS = [
+    reference.MovingBlock,
+    reference.CircularBlock,
+    reference.NonOverlappingBlock,
+    reference.StationaryBlock,
+    reference.TaperedBlock,
+]
 
 
 def _engine_philox(counter, key):
@@ -53,11 +58,11 @@ def test_geometric_tables_equal_the_reference(mean):
         assert count == 0
         return
     reference_table = geometric_table(mean)
-    thresholds = [int(t) for t in table[engine_draws.THRESHOLDS:engine_draws.THRESHOLDS + count]]
+    thresholds = [int(t) for t in table[engine_draws.THRESHOLDS : engine_draws.THRESHOLDS + count]]
     assert int(table[engine_draws.SPAN]) == reference_table.span and thresholds == list(reference_table.thresholds)
     # The guide may only skip thresholds that every u in its cell passes.
     shift = int(table[engine_draws.GUIDE_SHIFT])
-    guide = [int(g) for g in table[engine_draws.THRESHOLDS + count:]]
+    guide = [int(g) for g in table[engine_draws.THRESHOLDS + count :]]
     assert len(guide) == engine_draws.GUIDE_CELLS
     assert all(guide[cell] == sum(1 for t in thresholds if t <= cell << shift) for cell in range(len(guide)))
     assert (reference_table.span - 1) >> shift < engine_draws.GUIDE_CELLS
@@ -104,7 +109,8 @@ def test_rows_are_identical_on_one_or_two_threads_and_in_any_chunking(spec, monk
         two_threads = index_matrix(spec, 501, 11, 64)
     finally:
         numba.set_num_threads(before)
-    chunks = np.vstack([index_matrix(spec, 501, 11, stop, first=start)
-                        for start, stop in [(0, 5), (5, 6), (6, 40), (40, 64)]])
+    chunks = np.vstack(
+        [index_matrix(spec, 501, 11, stop, first=start) for start, stop in [(0, 5), (5, 6), (6, 40), (40, 64)]]
+    )
     assert np.array_equal(one_thread, two_threads) and np.array_equal(one_thread, chunks)
     assert np.array_equal(index_matrix(spec, 501, 11, 10), one_thread[:10])  # prefix stability

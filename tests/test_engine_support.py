@@ -27,13 +27,7 @@ import fractions
 import math
 import warnings
 from decimal import Decimal
-
-import numpy as np
-import pandas as pd
-import pytest
-from hypothesis import assume, given, settings
-from hypothesis import strategies as st
-from scipy.signal import lfilter
+from itertools import pairwise
 
 import bootmark.engine.blocklength as eb
 import bootmark.engine.data as ed
@@ -43,8 +37,20 @@ import bootmark.reference.blocklength as rb
 import bootmark.reference.data as rd
 import bootmark.reference.intervals as ri
 import bootmark.reference.taper as rt
-from bootmark.reference.errors import BlockLengthWarning, BootmarkError, ErrorCode, InvalidDataError, InvalidParameterError
+import numpy as np
+import pandas as pd
+import pytest
+from bootmark.reference.errors import (
+    BlockLengthWarning,
+    BootmarkError,
+    ErrorCode,
+    InvalidDataError,
+    InvalidParameterError,
+)
 from bootmark.reference.specs import IID, CircularBlock, MovingBlock, NonOverlappingBlock, StationaryBlock, TaperedBlock
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from scipy.signal import lfilter
 
 SETTINGS = settings(deadline=None, max_examples=60)
 BLOCK_LENGTH_REL = 1e-10
@@ -89,7 +95,7 @@ def _assert_same_outcome(x):
 
 # Valid data stay within the magnitude both twins accept (reference.data.MAX_MAGNITUDE).
 FINITE = st.floats(min_value=-rd.MAX_MAGNITUDE, max_value=rd.MAX_MAGNITUDE, allow_nan=False, allow_infinity=False)
-NUMBER = st.one_of(FINITE, st.integers(-2 ** 80, 2 ** 80))
+NUMBER = st.one_of(FINITE, st.integers(-(2**80), 2**80))
 LABEL = st.one_of(st.text(max_size=3), st.integers(-5, 5))
 
 
@@ -111,22 +117,31 @@ VALID_FORMS = [
     ("float64-2d", FINITE, lambda rows, labels: np.array(rows, dtype=np.float64)),
     ("float64-fortran", FINITE, lambda rows, labels: np.asfortranarray(np.array(rows, dtype=np.float64))),
     ("float64-reversed-view", FINITE, lambda rows, labels: np.array(rows, dtype=np.float64)[::-1]),
-    ("float32", st.floats(width=32, allow_nan=False, allow_infinity=False),
-     lambda rows, labels: np.array(rows, dtype=np.float32)),
-    ("float16", st.floats(width=16, allow_nan=False, allow_infinity=False),
-     lambda rows, labels: np.array(_first(rows), dtype=np.float16)),
-    ("int64", st.integers(-2 ** 63, 2 ** 63 - 1), lambda rows, labels: np.array(rows, dtype=np.int64)),
-    ("uint64", st.integers(0, 2 ** 64 - 1), lambda rows, labels: np.array(_first(rows), dtype=np.uint64)),
+    (
+        "float32",
+        st.floats(width=32, allow_nan=False, allow_infinity=False),
+        lambda rows, labels: np.array(rows, dtype=np.float32),
+    ),
+    (
+        "float16",
+        st.floats(width=16, allow_nan=False, allow_infinity=False),
+        lambda rows, labels: np.array(_first(rows), dtype=np.float16),
+    ),
+    ("int64", st.integers(-(2**63), 2**63 - 1), lambda rows, labels: np.array(rows, dtype=np.int64)),
+    ("uint64", st.integers(0, 2**64 - 1), lambda rows, labels: np.array(_first(rows), dtype=np.uint64)),
     ("int8", st.integers(-128, 127), lambda rows, labels: np.array(rows, dtype=np.int8)),
     ("object-array", NUMBER, lambda rows, labels: np.array(_first(rows), dtype=object)),
     ("series", FINITE, lambda rows, labels: pd.Series(_first(rows), index=np.arange(len(rows))[::-1])),
-    ("series-int", st.integers(-2 ** 62, 2 ** 62), lambda rows, labels: pd.Series(_first(rows))),
+    ("series-int", st.integers(-(2**62), 2**62), lambda rows, labels: pd.Series(_first(rows))),
     ("dataframe", FINITE, _labelled),
-    ("dataframe-int", st.integers(-2 ** 62, 2 ** 62), _labelled),
+    ("dataframe-int", st.integers(-(2**62), 2**62), _labelled),
     ("rows-as-arrays", FINITE, lambda rows, labels: [np.array(row) for row in rows]),
     ("rows-as-series", FINITE, lambda rows, labels: [pd.Series(row) for row in rows]),
-    ("numpy-scalars", st.floats(width=32, allow_nan=False, allow_infinity=False),
-     lambda rows, labels: [np.float64(v) if i % 2 else np.float32(v) for i, v in enumerate(_first(rows))]),
+    (
+        "numpy-scalars",
+        st.floats(width=32, allow_nan=False, allow_infinity=False),
+        lambda rows, labels: [np.float64(v) if i % 2 else np.float32(v) for i, v in enumerate(_first(rows))],
+    ),
 ]
 
 
@@ -164,8 +179,8 @@ def _zero_d_object_holding_a_list():
 # Accepted inputs off the beaten track: each must read exactly as the reference reads it.
 ODD_VALID = [
     pytest.param([0.0, -0.0, 5e-324, -2.2250738585072014e-308], id="signed-zero-and-subnormals"),
-    pytest.param([2 ** 63 + 1, 2 ** 64 - 1, -(2 ** 63) - 1, 2 ** 53 + 1], id="ints-beyond-int64"),
-    pytest.param(np.array([2 ** 53 + 1, 2 ** 63 - 1], dtype=np.int64), id="int64-rounding"),
+    pytest.param([2**63 + 1, 2**64 - 1, -(2**63) - 1, 2**53 + 1], id="ints-beyond-int64"),
+    pytest.param(np.array([2**53 + 1, 2**63 - 1], dtype=np.int64), id="int64-rounding"),
     pytest.param([fractions.Fraction(1, 3), 2, 3.5], id="fractions"),
     pytest.param([_Level.LOW, _Level.HIGH, 3], id="int-enum"),
     pytest.param([_Float(1.5), 2.5], id="float-subclass"),
@@ -179,8 +194,10 @@ ODD_VALID = [
     pytest.param(pd.Series([1.0, 2.0, 1.0], dtype="category"), id="categorical"),
     pytest.param(pd.DataFrame({"a": [1, 2, 3], "b": [0.5, 1.5, 2.5]}), id="dataframe-mixed-dtypes"),
     pytest.param(pd.DataFrame([[1.0], [2.0]], columns=["only"]), id="dataframe-one-column"),
-    pytest.param(pd.DataFrame([[1.0, 2.0], [3.0, 4.0]], columns=pd.MultiIndex.from_tuples([("a", 1), ("a", 2)])),
-                 id="dataframe-multiindex-columns"),
+    pytest.param(
+        pd.DataFrame([[1.0, 2.0], [3.0, 4.0]], columns=pd.MultiIndex.from_tuples([("a", 1), ("a", 2)])),
+        id="dataframe-multiindex-columns",
+    ),
     pytest.param(np.arange(12.0).reshape(3, 4)[:, ::2], id="strided-column-view"),
     pytest.param(np.array([[1.0, 2.0, 3.0]]).T, id="one-column-2d"),
 ]
@@ -192,7 +209,7 @@ def test_odd_valid_inputs_give_the_reference_values(x):
 
 
 NAN, INF = float("nan"), float("inf")
-HUGE = 10 ** 400
+HUGE = 10**400
 BAD_INPUTS = [
     # not a container of numbers
     pytest.param("1.0 2.0", id="str"),
@@ -222,8 +239,10 @@ BAD_INPUTS = [
     pytest.param(np.array(["2024-01-01", "2024-01-02"], dtype="datetime64[ns]"), id="datetime64-ns"),
     pytest.param(np.array([1, 2], dtype="timedelta64[s]"), id="timedelta64"),
     pytest.param(pd.Series(pd.to_datetime(["2024-01-01", "2024-01-02"])), id="series-datetime"),
-    pytest.param(pd.DataFrame({"t": pd.to_datetime(["2024-01-01", "2024-01-02"]), "v": [1.0, 2.0]}),
-                 id="frame-with-datetime-column"),
+    pytest.param(
+        pd.DataFrame({"t": pd.to_datetime(["2024-01-01", "2024-01-02"]), "v": [1.0, 2.0]}),
+        id="frame-with-datetime-column",
+    ),
     pytest.param(np.ma.array([1.0, 2.0, 3.0], mask=[0, 1, 0]), id="masked-array-with-mask"),
     pytest.param(pd.Series(["1.0", "2.0"], dtype=object), id="series-object-str"),
     pytest.param(pd.Series([True, False]), id="series-bool"),
@@ -315,7 +334,7 @@ def spoiled_inputs(draw):
         rows[i][j] = draw(st.sampled_from(BAD_VALUES))
     if d and draw(st.booleans()):
         i = draw(st.integers(0, n - 1))
-        rows[i] = rows[i][:draw(st.integers(0, d))]
+        rows[i] = rows[i][: draw(st.integers(0, d))]
     x = _first(rows) if d == 0 else rows
     wrap = draw(st.sampled_from(["list", "tuple", "object-array", "series", "dataframe"]))
     try:
@@ -392,15 +411,24 @@ def _assert_block_lengths_agree(x, rel=BLOCK_LENGTH_REL):
         ours, theirs = getattr(eng, name), getattr(ref, name)
         if isinstance(theirs, tuple):
             assert isinstance(ours, tuple) and len(ours) == len(theirs)
-            assert all(type(v) is float and _close(v, w, rel) for v, w in zip(ours, theirs)), (name, ours, theirs)
+            assert all(type(v) is float and _close(v, w, rel) for v, w in zip(ours, theirs, strict=True)), (
+                name,
+                ours,
+                theirs,
+            )
         else:
             assert type(ours) is float and _close(ours, theirs, rel), (name, ours, theirs)
     assert (eng.stationary_length, eng.circular_length) == (ref.stationary_length, ref.circular_length)
     assert eng.labels == ref.labels
 
 
-SERIES_SHAPE = dict(n=st.integers(10, 1200), phi=st.floats(-0.9, 0.97), seed=st.integers(0, 2 ** 32 - 1),
-                    scale=st.floats(1e-3, 1e3), offset=st.floats(-100.0, 100.0))
+SERIES_SHAPE = dict(
+    n=st.integers(10, 1200),
+    phi=st.floats(-0.9, 0.97),
+    seed=st.integers(0, 2**32 - 1),
+    scale=st.floats(1e-3, 1e3),
+    offset=st.floats(-100.0, 100.0),
+)
 
 
 @settings(deadline=None, max_examples=80)
@@ -410,14 +438,18 @@ def test_block_lengths_agree_on_ar1(n, phi, seed, scale, offset):
 
 
 @settings(deadline=None, max_examples=40)
-@given(n=st.integers(10, 1200), seed=st.integers(0, 2 ** 32 - 1))
+@given(n=st.integers(10, 1200), seed=st.integers(0, 2**32 - 1))
 def test_block_lengths_agree_on_white_noise(n, seed):
     _assert_block_lengths_agree(np.random.default_rng(seed).standard_normal(n))
 
 
 @settings(deadline=None, max_examples=40)
-@given(n=st.integers(10, 600), phis=st.lists(st.floats(-0.9, 0.97), min_size=2, max_size=3),
-       seed=st.integers(0, 2 ** 32 - 1), labelled=st.booleans())
+@given(
+    n=st.integers(10, 600),
+    phis=st.lists(st.floats(-0.9, 0.97), min_size=2, max_size=3),
+    seed=st.integers(0, 2**32 - 1),
+    labelled=st.booleans(),
+)
 def test_block_lengths_agree_on_multivariate_data(n, phis, seed, labelled):
     rng = np.random.default_rng(seed)
     columns = np.column_stack([_ar1(rng, n, phi, 0.0, 1.0) for phi in phis])
@@ -471,8 +503,7 @@ def test_bad_data_raises_the_data_error():
 
 
 @settings(deadline=None, max_examples=15)
-@given(n=st.integers(10, 500), phi=st.floats(-0.9, 0.97), seed=st.integers(0, 2 ** 32 - 1),
-       power=st.integers(-900, 900))
+@given(n=st.integers(10, 500), phi=st.floats(-0.9, 0.97), seed=st.integers(0, 2**32 - 1), power=st.integers(-900, 900))
 def test_engine_estimate_is_exactly_scale_free_in_powers_of_two(n, phi, seed, power):
     # Power-of-two scaling is exact, and the engine normalises each column by one, so the
     # estimate at 2**power (including near the float limits) is the estimate at scale 1.
@@ -502,8 +533,10 @@ N_RESOLVE = 60
 
 
 @pytest.mark.parametrize("spec_type", SPEC_TYPES, ids=lambda t: t.__name__)
-@pytest.mark.parametrize("length", ["auto", 1, 7, N_RESOLVE // 2, N_RESOLVE // 2 + 1, N_RESOLVE - 1, N_RESOLVE,
-                                    N_RESOLVE + 1, 10 * N_RESOLVE])
+@pytest.mark.parametrize(
+    "length",
+    ["auto", 1, 7, N_RESOLVE // 2, N_RESOLVE // 2 + 1, N_RESOLVE - 1, N_RESOLVE, N_RESOLVE + 1, 10 * N_RESOLVE],
+)
 @pytest.mark.parametrize("phi", [0.0, 0.9])
 def test_resolve_method_agrees(spec_type, length, phi):
     x = _ar1(np.random.default_rng(11), N_RESOLVE, phi, 0.0, 1.0)
@@ -521,8 +554,9 @@ def test_resolve_method_leaves_iid_alone_and_resolves_rows():
     rows = np.column_stack([_ar1(np.random.default_rng(5), 80, phi, 0.0, 1.0) for phi in (0.2, 0.9)])
     assert eb.resolve_method(IID(), ed.as_array(rows)) == IID()
     for spec_type in SPEC_TYPES:
-        assert (_resolve_with_warnings(eb, spec_type("auto"), ed.as_array(rows))
-                == _resolve_with_warnings(rb, spec_type("auto"), rd.as_series(rows.tolist())))
+        assert _resolve_with_warnings(eb, spec_type("auto"), ed.as_array(rows)) == _resolve_with_warnings(
+            rb, spec_type("auto"), rd.as_series(rows.tolist())
+        )
 
 
 # ---------------------------------------------------------------------------------------
@@ -533,13 +567,17 @@ def _assert_taper_agrees(method, ulps=TAPER_ULPS):
     ours = et.taper_weights(method)
     theirs = np.array(rt.taper_weights(method))
     assert type(ours) is np.ndarray and ours.dtype == np.float64 and ours.shape == theirs.shape
-    assert np.all(np.abs(ours - theirs) <= ulps * np.spacing(np.abs(theirs))), \
+    assert np.all(np.abs(ours - theirs) <= ulps * np.spacing(np.abs(theirs))), (
         f"max ulps {np.max(np.abs(ours - theirs) / np.spacing(np.abs(theirs)))}"
+    )
 
 
 @settings(deadline=None, max_examples=150)
-@given(b=st.integers(1, 3000), window=st.sampled_from(["tukey", "bartlett", "hann"]),
-       fraction=st.one_of(st.none(), st.floats(1e-6, 1.0), st.sampled_from([1.0, 0.5, 0.1])))
+@given(
+    b=st.integers(1, 3000),
+    window=st.sampled_from(["tukey", "bartlett", "hann"]),
+    fraction=st.one_of(st.none(), st.floats(1e-6, 1.0), st.sampled_from([1.0, 0.5, 0.1])),
+)
 def test_taper_weights_agree_within_4_ulps(b, window, fraction):
     method = TaperedBlock(b, window=window, taper_fraction=fraction if window == "tukey" else None)
     _assert_taper_agrees(method)
@@ -552,7 +590,7 @@ def test_taper_weights_agree_within_4_ulps(b, window, fraction):
 @st.composite
 def replicate_sets(draw):
     """(replicates, point, alpha): continuous, heavy-tailed or tied replicates."""
-    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     b = draw(st.one_of(st.integers(1, 12), st.integers(13, 3000)))
     shape = draw(st.sampled_from(["normal", "cauchy", "ties", "listed"]))
     if shape == "listed":
@@ -562,8 +600,11 @@ def replicate_sets(draw):
         values = np.array(draw(st.lists(moderate, min_size=1, max_size=40)), dtype=np.float64)
     else:
         loc, scale = draw(st.floats(-1e6, 1e6)), draw(st.floats(1e-6, 1e6))
-        raw = {"normal": rng.standard_normal, "cauchy": rng.standard_cauchy,
-               "ties": lambda size: rng.integers(0, 5, size).astype(np.float64)}[shape](b)
+        raw = {
+            "normal": rng.standard_normal,
+            "cauchy": rng.standard_cauchy,
+            "ties": lambda size: rng.integers(0, 5, size).astype(np.float64),
+        }[shape](b)
         values = loc + scale * raw
     point = float(values[draw(st.integers(0, len(values) - 1))])
     alpha = draw(st.one_of(st.sampled_from([0.05, 0.1, 0.32, 0.5]), st.floats(1e-12, 1.0 - 1e-12)))
@@ -583,7 +624,7 @@ def _assert_intervals_agree(replicates, point, alpha):
     theirs = ri.interval("normal", as_list, point, alpha)
     # An endpoint can cancel to ~0 (point near z se), so the bound is on the larger magnitude.
     magnitude = max(abs(theirs[0]), abs(theirs[1]))
-    assert all(abs(o - t) <= NORMAL_REL * magnitude for o, t in zip(ours, theirs)), (ours, theirs)
+    assert all(abs(o - t) <= NORMAL_REL * magnitude for o, t in zip(ours, theirs, strict=True)), (ours, theirs)
 
 
 @settings(deadline=None, max_examples=150)
@@ -614,8 +655,9 @@ def test_normal_interval_survives_huge_replicates():
 def test_negative_control_block_length_bandwidth_off_by_one(monkeypatch):
     x = _ar1(np.random.default_rng(1), 500, 0.5, 0.0, 1.0)
     _assert_block_lengths_agree(x)
-    monkeypatch.setattr(eb, "flat_top_bandwidth",
-                        lambda m_hat, m_max: m_max if m_hat is None else min(2 * max(m_hat, 1) + 1, m_max))
+    monkeypatch.setattr(
+        eb, "flat_top_bandwidth", lambda m_hat, m_max: m_max if m_hat is None else min(2 * max(m_hat, 1) + 1, m_max)
+    )
     with pytest.raises(AssertionError):
         _assert_block_lengths_agree(x)
 
@@ -647,8 +689,9 @@ def test_negative_control_taper_with_a_one_ulp_scale_error(monkeypatch):
 
 def test_chunks_cover_every_replicate_once_in_order():
     from bootmark.engine.parallel import chunk_bounds
+
     for replicates, nanoseconds, threads in [(1, 10**9, 2), (999, 4_000_000, 2), (10_000, 10**9, 2), (5, 10**9, 4)]:
         bounds = chunk_bounds(replicates, nanoseconds, threads)
         assert bounds[0] == 0 and bounds[-1] == replicates
-        assert all(a < b for a, b in zip(bounds, bounds[1:]))  # no empty chunk, no overlap
+        assert all(a < b for a, b in pairwise(bounds))  # no empty chunk, no overlap
         assert len(bounds) - 1 <= 8 * threads

@@ -18,18 +18,24 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from bootmark import engine, reference
 from bootmark.engine import models as engine_models
 from bootmark.reference import models as reference_models
 from bootmark.reference.draws import Purpose
 from bootmark.reference.keys import replicate_key, root_key
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_models import ar_series, lstsq_fit
 
-EXACT_INNOVATIONS = [reference.IID(), reference.Wild(), reference.Wild("mammen"), reference.BlockWild("rademacher", 1),
-                     reference.BlockWild("rademacher", 7), reference.BlockWild("mammen", 12)]
+from bootmark import engine, reference
+
+EXACT_INNOVATIONS = [
+    reference.IID(),
+    reference.Wild(),
+    reference.Wild("mammen"),
+    reference.BlockWild("rademacher", 1),
+    reference.BlockWild("rademacher", 7),
+    reference.BlockWild("mammen", 12),
+]
 seeds = st.integers(min_value=0, max_value=(1 << 128) - 1)
 
 
@@ -48,8 +54,14 @@ def misspecified_series(n, seed):
 
 
 @settings(max_examples=30)
-@given(order=st.integers(0, 3), n=st.integers(20, 120), data_seed=st.integers(0, 10**6), seed=seeds,
-       innovation=st.sampled_from(EXACT_INNOVATIONS), offset=st.sampled_from([0.0, -40.0, 7.5]))
+@given(
+    order=st.integers(0, 3),
+    n=st.integers(20, 120),
+    data_seed=st.integers(0, 10**6),
+    seed=seeds,
+    innovation=st.sampled_from(EXACT_INNOVATIONS),
+    offset=st.sampled_from([0.0, -40.0, 7.5]),
+)
 def test_fixed_design_series_are_bitwise_the_references(order, n, data_seed, seed, innovation, offset):
     x = ar_series([0.5, -0.2, 0.15][:order], n, data_seed, offset)
     method = fixed(order, innovation)
@@ -60,8 +72,13 @@ def test_fixed_design_series_are_bitwise_the_references(order, n, data_seed, see
 
 
 @settings(max_examples=30)
-@given(order=st.integers(0, 3), n=st.integers(20, 120), data_seed=st.integers(0, 10**6), seed=seeds,
-       innovation=st.sampled_from(EXACT_INNOVATIONS + [reference.Wild("gaussian")]))
+@given(
+    order=st.integers(0, 3),
+    n=st.integers(20, 120),
+    data_seed=st.integers(0, 10**6),
+    seed=seeds,
+    innovation=st.sampled_from(EXACT_INNOVATIONS + [reference.Wild("gaussian")]),
+)
 def test_fixed_design_refits_agree_within_the_refit_bound(order, n, data_seed, seed, innovation):
     x = ar_series([0.5, -0.2, 0.15][:order], n, data_seed, 3.0)
     method = fixed(order, innovation)
@@ -87,8 +104,9 @@ def test_fixed_design_draws_are_bitwise_the_references_and_on_their_own_streams(
     assert phase == reference_models.block_offset(count, key, Purpose.FIXED_BLOCK_WILD_OFFSET)
 
 
-@pytest.mark.parametrize("innovation", EXACT_INNOVATIONS[:3] + [reference.BlockWild("rademacher", 7)],
-                         ids=lambda spec: repr(spec))
+@pytest.mark.parametrize(
+    "innovation", EXACT_INNOVATIONS[:3] + [reference.BlockWild("rademacher", 7)], ids=lambda spec: repr(spec)
+)
 def test_negative_control_recursive_and_fixed_differ_on_the_same_seed(innovation):
     x = np.asarray(ar_series([0.6], 90, 4))
     recursive = engine.bootstrap(x, reference.ResidualBootstrap(reference.AR(1), innovation), 5, 9).values()
@@ -117,7 +135,7 @@ def slope_weights(x, order):
     the observed lags, the residuals centred as the method centres them; and the slope."""
     x = np.asarray(x)
     n = x.shape[0]
-    design = np.column_stack([np.ones(n - order)] + [x[order - k:n - k] for k in range(1, order + 1)])
+    design = np.column_stack([np.ones(n - order)] + [x[order - k : n - k] for k in range(1, order + 1)])
     coefficients, residuals = lstsq_fit(x, order, order)
     residuals = residuals - residuals.mean()
     projection = np.linalg.solve(design.T @ design, design.T)
@@ -136,11 +154,11 @@ def block_sandwich_law(weights, length):
     second, fourth = [], []
     for phase in range(length):
         sums = block_sums(weights, length, phase)
-        variance = float(np.sum(sums ** 2))
+        variance = float(np.sum(sums**2))
         second.append(variance)
-        fourth.append(3.0 * variance ** 2 - 2.0 * float(np.sum(sums ** 4)))  # E (sum V s)^4, Rademacher
+        fourth.append(3.0 * variance**2 - 2.0 * float(np.sum(sums**4)))  # E (sum V s)^4, Rademacher
     mean_second = float(np.mean(second))
-    return mean_second, float(np.mean(fourth)) - mean_second ** 2
+    return mean_second, float(np.mean(fourth)) - mean_second**2
 
 
 def slope_replicates(x, method, n_bootstraps, seed):
@@ -164,7 +182,7 @@ def test_fixed_wild_variance_is_the_hc0_sandwich(order):
     weights, slope = slope_weights(x, order)
     replicates = slope_replicates(x, fixed(order, reference.Wild()), B_KNOWN, 5)
     law = block_sandwich_law(weights, 1)  # blocks of one: sum c_j^2, the HC0 entry
-    assert law[0] == pytest.approx(float(np.sum(weights ** 2)), rel=1e-12)
+    assert law[0] == pytest.approx(float(np.sum(weights**2)), rel=1e-12)
     assert variance_gap(replicates, slope, law) < 4.5
     # negative controls: a 10% error in the variance, or the block-wise sandwich of a
     # length that keeps the residuals' correlation, is far outside the tolerance
@@ -181,8 +199,10 @@ def test_fixed_block_wild_variance_is_the_phase_averaged_block_sandwich(length):
     # negative controls: the HC0 sandwich, and a grid without the random phase
     assert variance_gap(replicates, slope, block_sandwich_law(weights, 1)) > 4.5
     sums = block_sums(weights, length, 0)
-    fixed_grid = (float(np.sum(sums ** 2)), 3.0 * float(np.sum(sums ** 2)) ** 2 - 2.0 * float(np.sum(sums ** 4))
-                  - float(np.sum(sums ** 2)) ** 2)
+    fixed_grid = (
+        float(np.sum(sums**2)),
+        3.0 * float(np.sum(sums**2)) ** 2 - 2.0 * float(np.sum(sums**4)) - float(np.sum(sums**2)) ** 2,
+    )
     assert variance_gap(replicates, slope, fixed_grid) > 4.5
 
 
@@ -242,16 +262,18 @@ def test_recursive_block_wild_refits_warn_and_point_to_the_fixed_design(twin):
     with pytest.warns(reference.BlockWildDesignWarning, match="design='fixed'"):
         twin.bootstrap_reduce(x, recursive, "ar_coef", 5, seed=1)
     with pytest.warns(reference.BlockWildDesignWarning):
-        twin.bootstrap_reduce(x, reference.SieveAR(2, innovation=reference.BlockWild("rademacher", 4)), "ar_coef", 5,
-                              seed=1)
+        twin.bootstrap_reduce(
+            x, reference.SieveAR(2, innovation=reference.BlockWild("rademacher", 4)), "ar_coef", 5, seed=1
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         twin.bootstrap_reduce(x, fixed(1, reference.BlockWild("rademacher", 4)), "ar_coef", 5, seed=1)
         twin.bootstrap_reduce(x, reference.ResidualBootstrap(reference.AR(1), reference.Wild()), "ar_coef", 5, seed=1)
         twin.bootstrap_reduce(x, recursive, "mean", 5, seed=1)  # a path statistic keeps what blocks keep
         # L = 1 is the plain Wild bootstrap: no multiplier is shared, nothing to warn of
-        twin.bootstrap_reduce(x, reference.ResidualBootstrap(reference.AR(1), reference.BlockWild("rademacher", 1)),
-                              "ar_coef", 5, seed=1)
+        twin.bootstrap_reduce(
+            x, reference.ResidualBootstrap(reference.AR(1), reference.BlockWild("rademacher", 1)), "ar_coef", 5, seed=1
+        )
 
 
 def test_design_argument_is_checked_with_a_typed_error():

@@ -14,9 +14,9 @@ import subprocess
 import sys
 
 import pytest
+from bootmark.engine.parallel import NEGATIVE_CONTROL_SLEEP
 
 from bootmark import compare, gate, head_to_head, receipts
-from bootmark.engine.parallel import NEGATIVE_CONTROL_SLEEP
 
 
 def baseline_commit_is_here(tmp_path):
@@ -31,8 +31,13 @@ def baseline_commit_is_here(tmp_path):
 @pytest.mark.skipif(gate.baseline_path() is None, reason="no committed quick-profile bench receipt")
 def test_a_slowed_engine_fails_the_gate(tmp_path):
     environment = dict(os.environ, **{NEGATIVE_CONTROL_SLEEP: "0.02"})
-    completed = subprocess.run([sys.executable, "-m", "bootmark.cli", "gate", "--no-progress"], env=environment,
-                               capture_output=True, text=True, timeout=1200)
+    completed = subprocess.run(
+        [sys.executable, "-m", "bootmark.cli", "gate", "--no-progress"],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert completed.returncode == compare.REGRESSION, completed.stdout + completed.stderr
     assert "REGRESSION" in completed.stdout
     if baseline_commit_is_here(tmp_path):  # else the fallback (a re-measure against the receipt) confirms
@@ -51,8 +56,10 @@ def test_a_baseline_from_a_kinder_host_is_cleared_head_to_head(tmp_path):
     body = copy.deepcopy(original["body"])
     for cell in body["cells"]:
         if cell["method"] == "iid" and cell["sentinel"]:
-            cell["ratios"]["arch"] = {key: (value * 3 if key in ("median", "ci_low", "ci_high") else value)
-                                      for key, value in cell["ratios"]["arch"].items()}
+            cell["ratios"]["arch"] = {
+                key: (value * 3 if key in ("median", "ci_low", "ci_high") else value)
+                for key, value in cell["ratios"]["arch"].items()
+            }
     started = dict(original["provenance"], source={"git_sha": sha, "dirty": False})
     receipts.write_receipt(receipts.seal("bench", started, body), str(tmp_path))
     printed = io.StringIO()
@@ -72,6 +79,7 @@ CLIFF_COMMIT = "55d7289"
 
 def test_the_quick_profile_would_catch_the_iid_cliff_coming_back(tmp_path):
     from bootmark import bench
+
     cell = ("iid", 100_000, 1000, False)
     assert cell in bench.grid("quick"), "the quick profile (the CI gate's) must time an n = 1e5 i.i.d. cell"
     try:

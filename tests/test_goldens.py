@@ -9,12 +9,11 @@ import pathlib
 import sys
 
 import pytest
-
 from bootmark.reference.indices import STREAM_VERSION
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
-import make_goldens  # noqa: E402
+import make_goldens  # noqa: E402 - scripts/ is put on sys.path just above
 
 
 def test_a_golden_file_exists_for_the_current_stream_version():
@@ -31,5 +30,11 @@ def test_current_streams_reproduce_the_golden_file():
 def test_golden_files_cover_every_method(version_file):
     stored = json.loads(version_file.read_text())
     for seed_record in stored["seeds"].values():
-        assert set(seed_record["rows"]) >= {"IID()", "MovingBlock(4)", "CircularBlock(4)",
-                                             "NonOverlappingBlock(4)", "StationaryBlock(4)", "TaperedBlock(4)"}
+        assert set(seed_record["rows"]) >= {
+            "IID()",
+            "MovingBlock(4)",
+            "CircularBlock(4)",
+            "NonOverlappingBlock(4)",
+            "StationaryBlock(4)",
+            "TaperedBlock(4)",
+        }

@@ -14,7 +14,7 @@ import pytest
 
 from bootmark import compare, head_to_head, provenance
 
-FAKE_ENGINE = '''
+FAKE_ENGINE = """
 import time
 import numpy as np
 
@@ -30,7 +30,7 @@ class Result:
 def bootstrap_reduce(x, method, statistic, n_bootstraps, seed):
     time.sleep({delay})
     return Result(np.full(n_bootstraps, {value}))
-'''
+"""
 
 
 def fake_tree(tmp_path, name, delay, value=0.0):
@@ -44,18 +44,30 @@ CELL = ("iid", 200, 50, True)
 
 
 def test_a_four_times_slower_tree_is_flagged(tmp_path):
-    verdict = head_to_head.compare_trees(fake_tree(tmp_path, "old", 0.004), fake_tree(tmp_path, "new", 0.016),
-                                         [CELL], rounds=9, warmups=1, show_progress=False)
-    row, = verdict["cells"]
+    verdict = head_to_head.compare_trees(
+        fake_tree(tmp_path, "old", 0.004),
+        fake_tree(tmp_path, "new", 0.016),
+        [CELL],
+        rounds=9,
+        warmups=1,
+        show_progress=False,
+    )
+    (row,) = verdict["cells"]
     assert verdict["exit_code"] == compare.REGRESSION and row["regressed"]
     assert 3.0 < row["ratio"]["ci_low"] <= row["ratio"]["median"] <= row["ratio"]["ci_high"] < 5.0
     assert row["threads"] == 1 and row["max_abs_difference"] == 0.0
 
 
 def test_identical_trees_pass_and_a_changed_statistic_is_reported(tmp_path):
-    verdict = head_to_head.compare_trees(fake_tree(tmp_path, "old", 0.004), fake_tree(tmp_path, "new", 0.004, 0.5),
-                                         [CELL], rounds=9, warmups=1, show_progress=False)
-    row, = verdict["cells"]
+    verdict = head_to_head.compare_trees(
+        fake_tree(tmp_path, "old", 0.004),
+        fake_tree(tmp_path, "new", 0.004, 0.5),
+        [CELL],
+        rounds=9,
+        warmups=1,
+        show_progress=False,
+    )
+    (row,) = verdict["cells"]
     assert verdict["exit_code"] == compare.PASS and not row["regressed"]
     assert row["ratio"]["ci_low"] < 1.25 and row["max_abs_difference"] == 0.5
     assert "| iid (sentinel) | 200 | 50 | 1 |" in head_to_head.render_markdown(verdict)
@@ -64,12 +76,15 @@ def test_identical_trees_pass_and_a_changed_statistic_is_reported(tmp_path):
 def test_a_tree_without_an_engine_is_refused_not_timed_as_this_checkout(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(head_to_head.HeadToHeadError, match="not from the tree"):
-        head_to_head.compare_trees(str(tmp_path / "empty"), fake_tree(tmp_path, "new", 0.0), [CELL], rounds=3,
-                                   warmups=0, show_progress=False)
+        head_to_head.compare_trees(
+            str(tmp_path / "empty"), fake_tree(tmp_path, "new", 0.0), [CELL], rounds=3, warmups=0, show_progress=False
+        )
 
 
-@pytest.mark.parametrize("settings, message", [({"tolerance": 1.0}, "above 1"), ({"threaded_tolerance": 0.5}, "above 1"),
-                                               ({"rounds": 2}, "at least 3")])
+@pytest.mark.parametrize(
+    "settings, message",
+    [({"tolerance": 1.0}, "above 1"), ({"threaded_tolerance": 0.5}, "above 1"), ({"rounds": 2}, "at least 3")],
+)
 def test_bad_settings_are_refused_before_any_work(settings, message):
     with pytest.raises(head_to_head.HeadToHeadError, match=message):
         head_to_head.compare_revisions("no-such-revision", [CELL], **settings)
@@ -88,9 +103,23 @@ def test_the_real_engine_against_its_own_head_agrees_bit_for_bit(tmp_path):
     sha = head_to_head.export_revision("HEAD", str(tmp_path))
     assert len(sha) == 40 and (tmp_path / "engine" / "__init__.py").is_file()
     assert (tmp_path / "reference" / "__init__.py").is_file() and not (tmp_path / "bootmark").exists()
-    completed = subprocess.run([sys.executable, "-m", "bootmark.cli", "versus", "HEAD", "--cells",
-                                "method=stationary,sentinel=false", "--rounds", "5", "--no-progress"],
-                               capture_output=True, text=True, timeout=600)
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bootmark.cli",
+            "versus",
+            "HEAD",
+            "--cells",
+            "method=stationary,sentinel=false",
+            "--rounds",
+            "5",
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert completed.returncode in (compare.PASS, compare.REGRESSION), completed.stderr
     row = next(line for line in completed.stdout.splitlines() if line.startswith("| stationary |"))
     assert row.split("|")[9].strip() == "0", textwrap.shorten(completed.stdout, 2000)  # same bits both sides
@@ -98,4 +127,5 @@ def test_the_real_engine_against_its_own_head_agrees_bit_for_bit(tmp_path):
 
 def test_the_negative_control_switch_is_the_engines():
     from bootmark.engine.parallel import NEGATIVE_CONTROL_SLEEP
+
     assert head_to_head.NEGATIVE_CONTROL_SLEEP == NEGATIVE_CONTROL_SLEEP

@@ -23,8 +23,13 @@ print(",".join(foreign))
 
 
 def probe(tmp_path, preamble=""):
-    completed = subprocess.run([sys.executable, "-I", "-c", PROGRAM.format(preamble=preamble)], cwd=tmp_path,
-                               capture_output=True, text=True, check=True)
+    completed = subprocess.run(
+        [sys.executable, "-I", "-c", PROGRAM.format(preamble=preamble)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return completed.stdout.strip()
 
 
@@ -37,10 +42,13 @@ def test_negative_control_the_probe_sees_numpy_when_it_is_loaded(tmp_path):
 
 
 def test_the_old_top_level_names_are_not_importable(tmp_path):
-    code = ("import importlib.util, sys\n"
-            "print([name for name in ('engine', 'reference', 'studies') if importlib.util.find_spec(name)])")
-    completed = subprocess.run([sys.executable, "-I", "-c", code], cwd=tmp_path, capture_output=True, text=True,
-                               check=True)
+    code = (
+        "import importlib.util, sys\n"
+        "print([name for name in ('engine', 'reference', 'studies') if importlib.util.find_spec(name)])"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-I", "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
     assert completed.stdout.strip() == "[]"
 
 
@@ -48,7 +56,11 @@ def test_the_namespace_maps_the_repository_folders():
     import bootmark.engine
     import bootmark.reference
     import bootmark.studies
-    for module, folder in ((bootmark.engine, "engine"), (bootmark.reference, "reference"),
-                           (bootmark.studies, "studies")):
+
+    for module, folder in (
+        (bootmark.engine, "engine"),
+        (bootmark.reference, "reference"),
+        (bootmark.studies, "studies"),
+    ):
         assert module.__name__ == f"bootmark.{folder}"
         assert module.__file__.endswith(f"{folder}/__init__.py")

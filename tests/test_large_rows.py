@@ -11,19 +11,27 @@ mapping every word without compaction gives rows the test rejects.
 
 import numpy as np
 import pytest
-from numba import njit
-
-from bootmark import engine, reference
 from bootmark.engine import models as engine_models
 from bootmark.engine.draws import BLOCK_START, RESIDUAL_INDEX, refill_from
-from bootmark.engine.indices import (STATIONARY_ROWS, fixed_chunk, new_scratch, reset_streams, row_blocks, row_plan,
-                                     stationary_chunk, stream_words)
+from bootmark.engine.indices import (
+    STATIONARY_ROWS,
+    fixed_chunk,
+    new_scratch,
+    reset_streams,
+    row_blocks,
+    row_plan,
+    stationary_chunk,
+    stream_words,
+)
 from bootmark.engine.keys import replicate_key, root_key
 from bootmark.engine.reduce import STREAM_MIN_N, accurate_sum, centre_columns, rounded_prefix
 from bootmark.reference import models as reference_models
 from bootmark.reference.keys import replicate_key as reference_replicate_key
 from bootmark.reference.keys import root_key as reference_root_key
+from numba import njit
 from test_engine_api import mean_bound
+
+from bootmark import engine, reference
 
 SEED = 20261203
 
@@ -67,17 +75,26 @@ def test_negative_control_rows_without_compaction_differ():
     n = 100_000
     theirs = reference_rows(reference.IID(), n, 2)
     broken = [no_compaction_row(stream(SEED, b, BLOCK_START, n), n) for b in range(2)]
-    assert not all(np.array_equal(row, expected) for row, expected in zip(broken, theirs))
+    assert not all(np.array_equal(row, expected) for row, expected in zip(broken, theirs, strict=True))
 
 
-@pytest.mark.parametrize("method, n", [(reference.MovingBlock(3), 1_000_000), (reference.CircularBlock(2), 1_000_000),
-                                       (reference.NonOverlappingBlock(2), 1_000_000),
-                                       pytest.param(reference.MovingBlock(2), 3_000_000, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "method, n",
+    [
+        (reference.MovingBlock(3), 1_000_000),
+        (reference.CircularBlock(2), 1_000_000),
+        (reference.NonOverlappingBlock(2), 1_000_000),
+        pytest.param(reference.MovingBlock(2), 3_000_000, marks=pytest.mark.slow),
+    ],
+)
 def test_fixed_block_rows_equal_the_reference_past_the_spare_words(method, n):
     ours = engine.bootstrap(np.zeros(n), method, 1, seed=SEED).indices()
     blocks = -(-n // method.block_length)
-    bound = {"MovingBlock": n - method.block_length + 1, "CircularBlock": n,
-             "NonOverlappingBlock": n // method.block_length}[type(method).__name__]
+    bound = {
+        "MovingBlock": n - method.block_length + 1,
+        "CircularBlock": n,
+        "NonOverlappingBlock": n // method.block_length,
+    }[type(method).__name__]
     assert rejected(stream(SEED, 0, BLOCK_START, blocks), bound) >= 1
     assert np.array_equal(ours, reference_rows(method, n, 1))
 
@@ -114,8 +131,9 @@ def test_values_out_and_chunks_equal_values():
         assert np.array_equal(np.concatenate([block for _, block in chunks]), whole)
 
 
-@pytest.mark.parametrize("bad, words", [(np.empty((3, 4)), "shape"), (np.empty((23, 500), dtype=np.int64), "dtype"),
-                                        ([0.0], "numpy array")])
+@pytest.mark.parametrize(
+    "bad, words", [(np.empty((3, 4)), "shape"), (np.empty((23, 500), dtype=np.int64), "dtype"), ([0.0], "numpy array")]
+)
 def test_a_bad_out_array_is_refused_by_name(bad, words):
     result = engine.bootstrap(np.zeros(500), engine.IID(), 23, seed=1)
     with pytest.raises(engine.BootmarkError, match=f"out.*{words}"):
@@ -142,13 +160,26 @@ def chunked_blocks(layout, n, block_length, start_count, start_scale, table, k0,
         if forget:
             reset_streams(start_words, length_words, states)
         if layout == STATIONARY_ROWS:
-            blocks, filled = stationary_chunk(n, filled, min(capacity, n), start_count, table, k0, k1, start_words,
-                                              length_words, states, starts, lengths)
+            blocks, filled = stationary_chunk(
+                n,
+                filled,
+                min(capacity, n),
+                start_count,
+                table,
+                k0,
+                k1,
+                start_words,
+                length_words,
+                states,
+                starts,
+                lengths,
+            )
         else:
-            blocks, filled = fixed_chunk(n, filled, block_length, start_count, start_scale, k0, k1, start_words,
-                                         states, starts, lengths)
-        all_starts[count:count + blocks] = starts[:blocks]
-        all_lengths[count:count + blocks] = lengths[:blocks]
+            blocks, filled = fixed_chunk(
+                n, filled, block_length, start_count, start_scale, k0, k1, start_words, states, starts, lengths
+            )
+        all_starts[count : count + blocks] = starts[:blocks]
+        all_lengths[count : count + blocks] = lengths[:blocks]
         count += blocks
     return all_starts[:count], all_lengths[:count]
 
@@ -156,21 +187,46 @@ def chunked_blocks(layout, n, block_length, start_count, start_scale, table, k0,
 def whole_row_blocks(layout, n, block_length, start_count, start_scale, table, k0, k1):
     """The blocks of the row builder behind every index row (one buffer for the row)."""
     starts_buffer, lengths_buffer, states, _, _, starts, lengths = new_scratch(n, block_length)
-    count = row_blocks(layout, n, block_length, start_count, start_scale, table, k0, k1, starts_buffer,
-                       lengths_buffer, states, starts, lengths)
+    count = row_blocks(
+        layout,
+        n,
+        block_length,
+        start_count,
+        start_scale,
+        table,
+        k0,
+        k1,
+        starts_buffer,
+        lengths_buffer,
+        states,
+        starts,
+        lengths,
+    )
     return starts[:count], lengths[:count]
 
 
-BLOCK_METHODS = [engine.MovingBlock(3), engine.CircularBlock(2), engine.NonOverlappingBlock(2),
-                 engine.StationaryBlock(10)]
+BLOCK_METHODS = [
+    engine.MovingBlock(3),
+    engine.CircularBlock(2),
+    engine.NonOverlappingBlock(2),
+    engine.StationaryBlock(10),
+]
 
 
 def plan_and_keys(method, n, replicate):
     plan = row_plan(method, n)
     root = root_key(SEED)
     k0, k1 = replicate_key(root[0], root[1], np.uint64(replicate))
-    return plan, (plan.layout, n, plan.block_length, np.uint64(plan.start_count), plan.start_scale, plan.table,
-                  np.uint64(k0), np.uint64(k1))
+    return plan, (
+        plan.layout,
+        n,
+        plan.block_length,
+        np.uint64(plan.start_count),
+        plan.start_scale,
+        plan.table,
+        np.uint64(k0),
+        np.uint64(k1),
+    )
 
 
 @pytest.mark.parametrize("method", BLOCK_METHODS, ids=lambda m: type(m).__name__)
@@ -211,7 +267,7 @@ def one_pass_block_moments(x, method, statistic, n_bootstraps, forget=False):
 
     def total(prefix, starts, lengths):
         added = 0.0
-        for start, length in zip(starts, lengths):
+        for start, length in zip(starts, lengths, strict=True):
             stop = start + length
             added += prefix[stop] - prefix[start] if stop <= n else (prefix[n] - prefix[start]) + prefix[stop - n]
         return added

@@ -24,13 +24,13 @@ import sys
 
 import numpy as np
 import pytest
+from bootmark.engine import intervals as engine_intervals
+from bootmark.reference import intervals as reference_intervals
+from bootmark.studies import protocol, runner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bootmark import blas
-from bootmark.engine import intervals as engine_intervals
-from bootmark.reference import intervals as reference_intervals
-from bootmark.studies import protocol, runner
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(TESTS)
@@ -56,8 +56,15 @@ print(json.dumps({"kernel": blas.loaded_coretype(),
 
 def _probe(coretype, threads):
     environment = {**os.environ, blas.CORETYPE_VARIABLE: coretype, "OPENBLAS_NUM_THREADS": str(threads)}
-    completed = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, env=environment, capture_output=True,
-                               text=True, timeout=300, check=True)
+    completed = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     return json.loads(completed.stdout.strip().splitlines()[-1])
 
 
@@ -68,18 +75,18 @@ def _dot_standard_error(replicates):
 
 
 @settings(deadline=None, max_examples=60)
-@given(st.integers(1, 60_000), st.integers(0, 2 ** 32 - 1), st.floats(-1e6, 1e6), st.floats(1e-6, 1e6))
+@given(st.integers(1, 60_000), st.integers(0, 2**32 - 1), st.floats(-1e6, 1e6), st.floats(1e-6, 1e6))
 def test_engine_standard_error_is_the_reference_bit_for_bit(count, seed, loc, scale):
     replicates = loc + scale * np.random.default_rng(seed).standard_normal(count)
-    assert engine_intervals.bootstrap_standard_error(replicates) == \
-        reference_intervals.bootstrap_standard_error(replicates.tolist())
+    assert engine_intervals.bootstrap_standard_error(replicates) == reference_intervals.bootstrap_standard_error(
+        replicates.tolist()
+    )
 
 
 def test_negative_control_a_blas_sum_of_squares_is_not_the_reference():
     rng = np.random.default_rng(11)
     cases = [rng.standard_normal(999) for _ in range(20)]
-    differing = sum(_dot_standard_error(c) != reference_intervals.bootstrap_standard_error(c.tolist())
-                    for c in cases)
+    differing = sum(_dot_standard_error(c) != reference_intervals.bootstrap_standard_error(c.tolist()) for c in cases)
     assert differing > 0
 
 
@@ -110,14 +117,17 @@ def test_this_test_process_runs_the_pinned_kernel():
 
 
 def test_a_study_chunk_refuses_another_kernel():
-    script = ("import sys; from studies import protocol, runner\n"
-              f"p = protocol.load({CI_PROTOCOL!r})\n"
-              "try:\n    runner.run_chunk(p.text, p.file_name, 'registered', 60, 0, 1)\n"
-              "except runner.StudyError as error:\n    print('REFUSED', error); sys.exit(0)\n"
-              "print('RAN'); sys.exit(1)\n")
+    script = (
+        "import sys; from studies import protocol, runner\n"
+        f"p = protocol.load({CI_PROTOCOL!r})\n"
+        "try:\n    runner.run_chunk(p.text, p.file_name, 'registered', 60, 0, 1)\n"
+        "except runner.StudyError as error:\n    print('REFUSED', error); sys.exit(0)\n"
+        "print('RAN'); sys.exit(1)\n"
+    )
     environment = {**os.environ, blas.CORETYPE_VARIABLE: "Sandybridge"}
-    completed = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=environment, capture_output=True,
-                               text=True, timeout=300)
+    completed = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=environment, capture_output=True, text=True, timeout=300
+    )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "Sandybridge kernel" in completed.stdout and "OPENBLAS_CORETYPE=Haswell" in completed.stdout
 

@@ -14,13 +14,13 @@ import pathlib
 import sys
 
 import numpy as np
+from bootmark.reference.indices import STREAM_VERSION
 
 from bootmark import engine
-from bootmark.reference.indices import STREAM_VERSION
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
-import make_goldens  # noqa: E402
+import make_goldens  # noqa: E402 - scripts/ is put on sys.path just above
 
 
 def _stored():
@@ -41,8 +41,9 @@ def test_engine_reproduces_the_model_golden_series_bitwise():
     stored = _stored()
     for seed, record in stored["seeds"].items():
         for name, series in record["series"].items():
-            result = engine.bootstrap(np.array(stored["x"]), make_goldens.MODEL_METHODS[name], len(series),
-                                      seed=int(seed))
+            result = engine.bootstrap(
+                np.array(stored["x"]), make_goldens.MODEL_METHODS[name], len(series), seed=int(seed)
+            )
             assert list(result.fit.components) == stored["fits"][name]
             assert result.values().tolist() == series, name
 
@@ -77,8 +78,9 @@ def test_engine_reproduces_the_fixed_design_golden_series_bitwise():
     stored = _stored_fixed()
     for seed, record in stored["seeds"].items():
         for name, series in record["series"].items():
-            result = engine.bootstrap(np.array(stored["x"]), make_goldens.FIXED_MODEL_METHODS[name], len(series),
-                                      seed=int(seed))
+            result = engine.bootstrap(
+                np.array(stored["x"]), make_goldens.FIXED_MODEL_METHODS[name], len(series), seed=int(seed)
+            )
             assert result.values().tolist() == series, name
 
 

@@ -18,19 +18,29 @@ import random
 import warnings
 from decimal import Decimal, getcontext
 from fractions import Fraction
+from itertools import pairwise
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from bootmark import reference
 from bootmark.reference import models
 from bootmark.reference.data import as_series
 from bootmark.reference.draws import Purpose, WordStream
 from bootmark.reference.keys import replicate_key, root_key
-from bootmark.reference.models import (ARITHMETIC, MAMMEN_HIGH, MAMMEN_LOW, MAMMEN_THRESHOLD, block_offset, multipliers,
-                              replicate_paths, resolve_model, synthetic_errors)
+from bootmark.reference.models import (
+    ARITHMETIC,
+    MAMMEN_HIGH,
+    MAMMEN_LOW,
+    MAMMEN_THRESHOLD,
+    block_offset,
+    multipliers,
+    replicate_paths,
+    resolve_model,
+    synthetic_errors,
+)
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bootmark import reference
 
 NEAR_UNIT_ROOT = [0.0, -0.45, -2.29, -0.71, 2.58, 2.96, 4.21, 5.41, 6.06, 6.67, 7.61, 6.96]
 
@@ -105,7 +115,7 @@ def test_mammen_exact_moments_match_the_documented_bias():
     assert Decimal(0) <= delta < Decimal(1) / Decimal(2**32)
     documented = (2.60024e-10, 1 + 2.60024e-10, 1 + 5.20048e-10)
     exact = (root5 * delta, 1 + root5 * delta, 1 + 2 * root5 * delta)
-    for stored, value, stated in zip(moments, exact, documented):
+    for stored, value, stated in zip(moments, exact, documented, strict=True):
         assert abs(float(value) - stated) < 1e-15
         assert abs(float(stored) - float(value)) < 1e-15
 
@@ -134,11 +144,12 @@ def sample_failures(values, law):
     n = v.shape[0]
     expected = {"rademacher": (0.0, 1.0, 0.0), "mammen": (0.0, 1.0, 1.0), "gaussian": (0.0, 1.0, 0.0)}[law]
     # sd of v, v^2, v^3: Mammen has E v^4 = 2 and E v^6 = 5; the normal E v^4 = 3, E v^6 = 15
-    sds = {"rademacher": (1.0, 0.0, 1.0), "mammen": (1.0, 1.0, 2.0),
-           "gaussian": (1.0, math.sqrt(2), math.sqrt(15))}[law]
+    sds = {"rademacher": (1.0, 0.0, 1.0), "mammen": (1.0, 1.0, 2.0), "gaussian": (1.0, math.sqrt(2), math.sqrt(15))}[
+        law
+    ]
     failures = []
-    for power, (centre, sd) in enumerate(zip(expected, sds), start=1):
-        estimate = float(np.mean(v ** power))
+    for power, (centre, sd) in enumerate(zip(expected, sds, strict=True), start=1):
+        estimate = float(np.mean(v**power))
         if abs(estimate - centre) > 5 * sd / math.sqrt(n) + 1e-12:
             failures.append(f"E v^{power} = {estimate}")
     lag_one = float(np.corrcoef(v[:-1], v[1:])[0, 1])
@@ -185,7 +196,7 @@ def lstsq_fit(x, order, start):
     """(coefficients [c, phi_1..], residuals) by numpy least squares on t = start .. n-1."""
     x = np.asarray(x)
     n = x.shape[0]
-    design = np.column_stack([np.ones(n - start)] + [x[start - k:n - k] for k in range(1, order + 1)])
+    design = np.column_stack([np.ones(n - start)] + [x[start - k : n - k] for k in range(1, order + 1)])
     coefficients = np.linalg.lstsq(design, x[start:], rcond=None)[0]
     return coefficients, x[start:] - design @ coefficients
 
@@ -267,15 +278,16 @@ def independent_criteria(x, max_order, criterion):
     values = []
     for order in range(max_order + 1):
         _, residuals = lstsq_fit(x, order, max_order)
-        rss = float(np.sum(residuals ** 2))
+        rss = float(np.sum(residuals**2))
         penalty = 2.0 * (order + 1) if criterion == "aic" else (order + 1) * math.log(count)
         values.append(count * math.log(rss / count) + penalty)
     return values
 
 
 @pytest.mark.parametrize("criterion", ["aic", "bic"])
-@pytest.mark.parametrize("phi, n, seed", [([0.6], 200, 1), ([0.5, -0.3], 300, 2), ([0.2, 0.1, 0.4], 150, 3),
-                                          ([], 120, 4), ([0.9], 60, 5)])
+@pytest.mark.parametrize(
+    "phi, n, seed", [([0.6], 200, 1), ([0.5, -0.3], 300, 2), ([0.2, 0.1, 0.4], 150, 3), ([], 120, 4), ([0.9], 60, 5)]
+)
 def test_sieve_selects_the_order_an_independent_criterion_selects(criterion, phi, n, seed):
     x = ar_series(phi, n, seed, offset=2.0)
     max_order = 8
@@ -283,7 +295,7 @@ def test_sieve_selects_the_order_an_independent_criterion_selects(criterion, phi
     expected = independent_criteria(x, max_order, criterion)
     ours = model.fit.criterion_values
     assert len(ours) == max_order + 1
-    assert all(abs(a - b) <= 1e-8 * max(1.0, abs(b)) for a, b in zip(ours, expected))
+    assert all(abs(a - b) <= 1e-8 * max(1.0, abs(b)) for a, b in zip(ours, expected, strict=True))
     ordered = sorted(expected)
     assert ordered[1] - ordered[0] > 1e-6  # no near-tie in these cases, so the choice is well defined
     assert model.fit.order == int(np.argmin(expected))
@@ -301,8 +313,8 @@ def test_negative_control_criteria_on_each_orders_own_sample_fail_the_comparison
     for order in range(9):
         _, residuals = lstsq_fit(x, order, order)
         count = len(x) - order
-        own_sample.append(count * math.log(float(np.sum(residuals ** 2)) / count) + 2.0 * (order + 1))
-    assert max(abs(a - b) for a, b in zip(ours, own_sample)) > 1.0
+        own_sample.append(count * math.log(float(np.sum(residuals**2)) / count) + 2.0 * (order + 1))
+    assert max(abs(a - b) for a, b in zip(ours, own_sample, strict=True)) > 1.0
 
 
 @pytest.mark.parametrize("n", [2, 3, 7, 10, 21, 99, 100, 101, 1000, 12345, 10**6])
@@ -339,14 +351,21 @@ def off_by_one_rebuild(model, x, errors):
     p, mean = fit.order, fit.mean
     y = [v - mean for v in x[:p]]
     for t in range(p, len(x)):
-        value = model.centred_intercept + sum(fit.coefficients[k - 1] * y[t - k + 1 if k > 1 else t - 1]
-                                              for k in range(1, p + 1))
+        value = model.centred_intercept + sum(
+            fit.coefficients[k - 1] * y[t - k + 1 if k > 1 else t - 1] for k in range(1, p + 1)
+        )
         y.append(value + errors[t - p])
     return list(x[:p]) + [mean + v for v in y[p:]]
 
 
-INNOVATIONS = [reference.IID(), reference.Wild(), reference.Wild("mammen"), reference.Wild("gaussian"),
-               reference.BlockWild("rademacher", 5), reference.BlockWild("gaussian", 3)]
+INNOVATIONS = [
+    reference.IID(),
+    reference.Wild(),
+    reference.Wild("mammen"),
+    reference.Wild("gaussian"),
+    reference.BlockWild("rademacher", 5),
+    reference.BlockWild("gaussian", 3),
+]
 
 
 @pytest.mark.parametrize("innovation", INNOVATIONS, ids=repr)
@@ -383,7 +402,7 @@ def test_iid_errors_are_drawn_from_the_centred_residuals():
 
 
 def wild_multipliers_of(model, errors):
-    return [e_star / e for e_star, e in zip(errors, model.residuals)]
+    return [e_star / e for e_star, e in zip(errors, model.residuals, strict=True)]
 
 
 @pytest.mark.parametrize("distribution", ["rademacher", "mammen", "gaussian"])
@@ -405,21 +424,23 @@ def test_block_wild_residuals_in_a_block_share_one_multiplier(distribution, bloc
         # block_length (the last cut at M = 79).
         recovered = wild_multipliers_of(model, errors)
         starts = [0] + list(range(block_length - offset, 79, block_length))
-        for start, stop in zip(starts, starts[1:] + [79]):
+        for start, stop in zip(starts, starts[1:] + [79], strict=True):
             block = recovered[start:stop]
             assert max(block) - min(block) <= 1e-12 * max(1.0, abs(block[0]))
         if distribution != "gaussian" and block_length < 79:
-            changes = sum(abs(a - b) > 1e-9 for a, b in zip(recovered, recovered[1:]))
+            changes = sum(abs(a - b) > 1e-9 for a, b in pairwise(recovered))
             assert changes <= len(starts) - 1  # a multiplier changes only at a block edge
 
 
 @pytest.mark.parametrize("distribution", ["rademacher", "mammen", "gaussian"])
 def test_block_wild_of_length_one_is_wild_bit_for_bit(distribution):
     x = ar_series([0.3], 60, 5)
-    wild = reference.bootstrap(x, reference.ResidualBootstrap(reference.AR(1), reference.Wild(distribution)), 5,
-                               seed=12).values()
-    block = reference.bootstrap(x, reference.ResidualBootstrap(reference.AR(1), reference.BlockWild(distribution, 1)),
-                                5, seed=12).values()
+    wild = reference.bootstrap(
+        x, reference.ResidualBootstrap(reference.AR(1), reference.Wild(distribution)), 5, seed=12
+    ).values()
+    block = reference.bootstrap(
+        x, reference.ResidualBootstrap(reference.AR(1), reference.BlockWild(distribution, 1)), 5, seed=12
+    ).values()
     assert wild == block
 
 
@@ -465,7 +486,7 @@ def test_ar_coef_refits_each_replicate_with_labels_and_intervals():
     result = reference.bootstrap_reduce(x, method, "ar_coef", 30, seed=3)
     assert result.labels == ("intercept", "phi_1") and set(result.point) == {"intercept", "phi_1"}
     paths = reference.bootstrap(x, method, 30, seed=3).values()
-    for path, components in zip(paths, result.statistics):
+    for path, components in zip(paths, result.statistics, strict=True):
         coefficients, _ = lstsq_fit(path, 1, 1)
         assert np.allclose(components, coefficients, rtol=0, atol=1e-9)
     for kind in ("percentile", "basic", "normal"):
@@ -495,6 +516,7 @@ def test_ar_zero_is_the_mean_plus_resampled_centred_data():
 
 def test_explosive_skip_drops_counts_and_warns_both_twins_alike():
     from bootmark import engine
+
     method = reference.ResidualBootstrap(reference.AR(1), explosive="skip")
     paths = reference.bootstrap(NEAR_UNIT_ROOT, method, 20, seed=1).values()
     # which replicates are explosive, decided outside the sampler: |phi| >= 1 by lstsq
@@ -519,8 +541,14 @@ def test_negative_control_the_raise_policy_names_the_first_explosive_replicate()
     assert info.value.code is reference.ErrorCode.MODEL_FIT and info.value.argument == "explosive"
 
 
-@pytest.mark.parametrize("method", [reference.ResidualBootstrap(reference.AR(2), reference.BlockWild("mammen", 4)),
-                                    reference.SieveAR(max_order=4, innovation=reference.IID())], ids=repr)
+@pytest.mark.parametrize(
+    "method",
+    [
+        reference.ResidualBootstrap(reference.AR(2), reference.BlockWild("mammen", 4)),
+        reference.SieveAR(max_order=4, innovation=reference.IID()),
+    ],
+    ids=repr,
+)
 def test_first_replicates_of_a_longer_run_equal_a_shorter_run(method):
     x = ar_series([0.5, -0.2], 50, 10)
     long_run = reference.bootstrap(x, method, 12, seed=99).values()
@@ -530,18 +558,24 @@ def test_first_replicates_of_a_longer_run_equal_a_shorter_run(method):
 
 
 def test_model_streams_are_new_purposes():
-    assert {p.name: int(p) for p in Purpose} == {"BLOCK_START": 1, "BLOCK_LENGTH": 2, "RESIDUAL_INDEX": 3,
-                                                  "WILD_MULTIPLIER": 4, "BLOCK_WILD_OFFSET": 5,
-                                                  "FIXED_RESIDUAL_INDEX": 6, "FIXED_WILD_MULTIPLIER": 7,
-                                                  "FIXED_BLOCK_WILD_OFFSET": 8}
+    assert {p.name: int(p) for p in Purpose} == {
+        "BLOCK_START": 1,
+        "BLOCK_LENGTH": 2,
+        "RESIDUAL_INDEX": 3,
+        "WILD_MULTIPLIER": 4,
+        "BLOCK_WILD_OFFSET": 5,
+        "FIXED_RESIDUAL_INDEX": 6,
+        "FIXED_WILD_MULTIPLIER": 7,
+        "FIXED_BLOCK_WILD_OFFSET": 8,
+    }
     assert reference.STREAM_VERSION == 2
 
 
 def test_resolved_method_and_fit_are_recorded():
     x = ar_series([0.5], 90, 12)
-    result = reference.bootstrap_reduce(x, reference.ResidualBootstrap(reference.AR(1),
-                                                                       reference.BlockWild("rademacher", "auto")),
-                                        "mean", 4, seed=1)
+    result = reference.bootstrap_reduce(
+        x, reference.ResidualBootstrap(reference.AR(1), reference.BlockWild("rademacher", "auto")), "mean", 4, seed=1
+    )
     assert isinstance(result.method.innovation.block_length, int) and result.fit.order == 1
     assert isinstance(result.fit, reference.ModelFit) and result.skipped == ()
 
@@ -550,6 +584,7 @@ def test_model_based_reference_runs_without_numpy_in_an_isolated_interpreter():
     import pathlib
     import subprocess
     import sys
+
     root = pathlib.Path(__file__).resolve().parent.parent
     program = f"""
 import sys

@@ -1,9 +1,9 @@
 """The S3 process study: the block-wild multiplier process and its triangular law."""
 
 import dataclasses
+from itertools import pairwise
 
 import pytest
-
 from bootmark.studies import multipliers, protocol
 
 
@@ -16,6 +16,7 @@ def test_the_process_is_the_reference_twins_block_wild_draws(s3):
     # Outside check: the reference twin's multiplier stream and phase for the same
     # (seed, replicate) build the same process, bit for bit.
     from bootmark.reference import keys, models
+
     for replicate in (0, 7, 1999):
         key = keys.replicate_key(keys.root_key(s3.root_seed), replicate)
         offset = models.block_offset(s3.block_length, key)
@@ -27,7 +28,7 @@ def test_the_process_is_the_reference_twins_block_wild_draws(s3):
 def test_blocks_share_one_multiplier(s3):
     v = multipliers.multiplier_process(s3, 5)
     changes = [t for t in range(1, len(v)) if v[t] != v[t - 1]]
-    assert changes and all((b - a) % s3.block_length == 0 for a, b in zip(changes, changes[1:]))
+    assert changes and all((b - a) % s3.block_length == 0 for a, b in pairwise(changes))
 
 
 def test_triangular_law_on_a_small_run(s3):

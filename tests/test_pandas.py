@@ -18,8 +18,38 @@ from bootmark import reference as twin
 
 # An AR(1)-like series with some persistence, written out so the test does not depend on
 # any random generator. Its index is deliberately not 0..n-1.
-A = [0.3, 0.9, 1.4, 0.7, -0.2, -0.8, -0.1, 0.6, 1.1, 1.9, 1.2, 0.4, -0.5, -1.3, -0.9,
-     0.2, 0.8, 0.5, -0.4, 0.1, 0.9, 1.6, 2.2, 1.5, 0.6, -0.3, -1.1, -0.6, 0.0, 0.7]
+A = [
+    0.3,
+    0.9,
+    1.4,
+    0.7,
+    -0.2,
+    -0.8,
+    -0.1,
+    0.6,
+    1.1,
+    1.9,
+    1.2,
+    0.4,
+    -0.5,
+    -1.3,
+    -0.9,
+    0.2,
+    0.8,
+    0.5,
+    -0.4,
+    0.1,
+    0.9,
+    1.6,
+    2.2,
+    1.5,
+    0.6,
+    -0.3,
+    -1.1,
+    -0.6,
+    0.0,
+    0.7,
+]
 N = len(A)
 B_COL = [10.0 + 3.0 * i - (i % 4) * 1.5 for i in range(N)]  # a second, distinct variable
 SEED = 20260117
@@ -122,19 +152,34 @@ def test_single_column_frame_is_still_a_dict():
     lower, upper, point = twin.conf_int(frame, "mean", twin.IID(), n_bootstraps=REPS, seed=SEED)
     assert isinstance(point, dict) and list(point) == ["only"]
     assert (lower["only"], upper["only"], point["only"]) == tuple(
-        twin.conf_int(A, "mean", twin.IID(), n_bootstraps=REPS, seed=SEED))
+        twin.conf_int(A, "mean", twin.IID(), n_bootstraps=REPS, seed=SEED)
+    )
 
 
-@pytest.mark.parametrize("method", [twin.IID(), twin.MovingBlock(4), twin.CircularBlock(4),
-                                    twin.NonOverlappingBlock(4), twin.StationaryBlock(4), twin.TaperedBlock(4),
-                                    twin.MovingBlock("auto"), twin.StationaryBlock("auto")],
-                         ids=repr)
+@pytest.mark.parametrize(
+    "method",
+    [
+        twin.IID(),
+        twin.MovingBlock(4),
+        twin.CircularBlock(4),
+        twin.NonOverlappingBlock(4),
+        twin.StationaryBlock(4),
+        twin.TaperedBlock(4),
+        twin.MovingBlock("auto"),
+        twin.StationaryBlock("auto"),
+    ],
+    ids=repr,
+)
 def test_series_list_and_array_agree_exactly(method):
     containers = {"series": _series(), "list": list(A), "tuple": tuple(A), "array": np.array(A)}
-    results = {name: twin.bootstrap_reduce(x, method, ("quantile", 0.3), n_bootstraps=REPS, seed=SEED)
-               for name, x in containers.items()}
-    intervals = {name: tuple(twin.conf_int(x, "mean", method, kind="basic", n_bootstraps=REPS, seed=SEED))
-                 for name, x in containers.items()}
+    results = {
+        name: twin.bootstrap_reduce(x, method, ("quantile", 0.3), n_bootstraps=REPS, seed=SEED)
+        for name, x in containers.items()
+    }
+    intervals = {
+        name: tuple(twin.conf_int(x, "mean", method, kind="basic", n_bootstraps=REPS, seed=SEED))
+        for name, x in containers.items()
+    }
     values = {name: twin.bootstrap(x, method, n_bootstraps=5, seed=SEED).values() for name, x in containers.items()}
     reference_name = "list"
     for name in containers:
@@ -150,19 +195,25 @@ def test_series_list_and_array_agree_exactly(method):
 def test_float32_series_is_read_as_its_float32_values():
     x32 = pd.Series(np.array(A, dtype=np.float32))
     widened = [float(v) for v in np.array(A, dtype=np.float32)]
-    assert twin.bootstrap_reduce(x32, twin.IID(), "mean", n_bootstraps=10, seed=SEED).statistics == \
-        twin.bootstrap_reduce(widened, twin.IID(), "mean", n_bootstraps=10, seed=SEED).statistics
+    assert (
+        twin.bootstrap_reduce(x32, twin.IID(), "mean", n_bootstraps=10, seed=SEED).statistics
+        == twin.bootstrap_reduce(widened, twin.IID(), "mean", n_bootstraps=10, seed=SEED).statistics
+    )
 
 
 def test_integer_series_equals_float_series():
     ints = pd.Series([int(round(10 * v)) for v in A])
     floats = [float(v) for v in ints]
-    assert tuple(twin.conf_int(ints, "median", twin.MovingBlock(3), n_bootstraps=REPS, seed=SEED)) == \
-        tuple(twin.conf_int(floats, "median", twin.MovingBlock(3), n_bootstraps=REPS, seed=SEED))
+    assert tuple(twin.conf_int(ints, "median", twin.MovingBlock(3), n_bootstraps=REPS, seed=SEED)) == tuple(
+        twin.conf_int(floats, "median", twin.MovingBlock(3), n_bootstraps=REPS, seed=SEED)
+    )
 
 
-@pytest.mark.parametrize("method", [twin.MovingBlock(3), twin.CircularBlock(3), twin.NonOverlappingBlock(3),
-                                    twin.StationaryBlock(3), twin.IID()], ids=repr)
+@pytest.mark.parametrize(
+    "method",
+    [twin.MovingBlock(3), twin.CircularBlock(3), twin.NonOverlappingBlock(3), twin.StationaryBlock(3), twin.IID()],
+    ids=repr,
+)
 def test_dataframe_resamples_rows_together(method):
     frame = _frame()
     rows = [list(r) for r in frame.to_numpy().tolist()]
@@ -171,9 +222,9 @@ def test_dataframe_resamples_rows_together(method):
     assert len(values) == 5
     original = {tuple(r) for r in rows}
     assert len(original) == N  # rows are distinct, so a mixed-up row would be caught
-    for replicate, row_indices in zip(values, indices):
+    for replicate, row_indices in zip(values, indices, strict=True):
         assert len(replicate) == N
-        for resampled_row, i in zip(replicate, row_indices):
+        for resampled_row, i in zip(replicate, row_indices, strict=True):
             assert tuple(resampled_row) in original
             assert list(resampled_row) == rows[i]
     assert any(replicate != rows for replicate in values)  # not just the original back
@@ -185,19 +236,19 @@ def test_dataframe_rows_together_is_detectable():
     original = {tuple(r) for r in frame.to_numpy().tolist()}
     a = twin.bootstrap(frame["a"], twin.MovingBlock(3), n_bootstraps=1, seed=1).values()[0]
     b = twin.bootstrap(frame["b"], twin.MovingBlock(3), n_bootstraps=1, seed=2).values()[0]
-    assert any((u, v) not in original for u, v in zip(a, b))
+    assert any((u, v) not in original for u, v in zip(a, b, strict=True))
 
 
 def test_series_several_quantile_levels_give_dict_keyed_by_level():
     levels = (0.1, 0.9)
-    lower, upper, point = twin.conf_int(_series(), ("quantile", levels), twin.MovingBlock(4), n_bootstraps=REPS,
-                                        seed=SEED)
+    lower, upper, point = twin.conf_int(
+        _series(), ("quantile", levels), twin.MovingBlock(4), n_bootstraps=REPS, seed=SEED
+    )
     for part in (lower, upper, point):
         assert isinstance(part, dict) and list(part) == list(levels)
         assert all(_is_float(v) for v in part.values())
     assert point[0.1] < point[0.9]
-    result = twin.bootstrap_reduce(_series(), twin.MovingBlock(4), ("quantile", levels), n_bootstraps=REPS,
-                                   seed=SEED)
+    result = twin.bootstrap_reduce(_series(), twin.MovingBlock(4), ("quantile", levels), n_bootstraps=REPS, seed=SEED)
     assert list(result.point) == list(levels)
     assert list(result.quantile(0.5)) == list(levels)
     # each level matches the single-level statistic

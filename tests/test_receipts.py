@@ -9,22 +9,39 @@ import pytest
 from bootmark import bench, provenance, receipts, timing
 
 
-def synthetic_cell(method="moving", n=2000, n_bootstraps=999, sentinel=False, engine_s=0.001, arch_s=0.02,
-                   rounds=15, seed=0):
+def synthetic_cell(
+    method="moving", n=2000, n_bootstraps=999, sentinel=False, engine_s=0.001, arch_s=0.02, rounds=15, seed=0
+):
     """A bench cell from seeded log-normal timings (no real timing: fast and exact)."""
     rng = np.random.default_rng(seed)
     noise = np.exp(rng.normal(0.0, 0.05, size=(2, rounds)))
     times = {"engine_reduce": list(engine_s * noise[0]), "arch": list(arch_s * noise[1])}
-    return {"method": method, "n": n, "n_bootstraps": n_bootstraps, "threads": 1 if sentinel else 2,
-            "sentinel": sentinel, "paths": {k: timing.summary(v) for k, v in times.items()},
-            "ratios": {"arch": timing.median_ratio(times["arch"], times["engine_reduce"])}}
+    return {
+        "method": method,
+        "n": n,
+        "n_bootstraps": n_bootstraps,
+        "threads": 1 if sentinel else 2,
+        "sentinel": sentinel,
+        "paths": {k: timing.summary(v) for k, v in times.items()},
+        "ratios": {"arch": timing.median_ratio(times["arch"], times["engine_reduce"])},
+    }
 
 
 def synthetic_receipt(cells=None):
-    cells = cells or [synthetic_cell(), synthetic_cell("iid", seed=1), synthetic_cell("moving", sentinel=True,
-                                                                                        n_bootstraps=10000, seed=2)]
-    body = {"profile": "custom", "warmups": 3, "samples": 15, "block_length": 10, "reference_path": "engine_reduce",
-            "skipped_paths": {"tsbootstrap": "not installed"}, "cells": cells}
+    cells = cells or [
+        synthetic_cell(),
+        synthetic_cell("iid", seed=1),
+        synthetic_cell("moving", sentinel=True, n_bootstraps=10000, seed=2),
+    ]
+    body = {
+        "profile": "custom",
+        "warmups": 3,
+        "samples": 15,
+        "block_length": 10,
+        "reference_path": "engine_reduce",
+        "skipped_paths": {"tsbootstrap": "not installed"},
+        "cells": cells,
+    }
     return receipts.seal("bench", provenance.collect(), body)
 
 
@@ -112,6 +129,7 @@ def test_tripwire_on_reduce_disagreeing_with_materialize():
 def test_tripwire_on_a_path_timed_at_zero(monkeypatch):
     def zero_timing(paths, warmups, samples, progress=None):
         return {name: [0.0 if name == "arch" else 0.001] * samples for name in paths}
+
     monkeypatch.setattr(bench, "cell_paths", lambda *a: _paths(engine_reduce=[1.0], arch=[1.0]))
     monkeypatch.setattr(timing, "time_interleaved", zero_timing)
     with pytest.raises(bench.TripwireError, match="path arch was timed at zero"):
@@ -170,6 +188,7 @@ def test_the_intervals_profile_times_each_kind_against_the_percentile_interval()
     assert all(b.shape == (2,) and b[0] < b[1] for b in bounds.values())
     # the percentile path is the engine's percentile interval, not another computation
     from bootmark import engine
+
     x = bench.cell_series("interval_mean", 100)
     expected = engine.conf_int(x, "mean", engine.MovingBlock("auto"), alpha=0.10, n_bootstraps=40, seed=1)
     assert bounds[bench.REFERENCE_PATH].tolist() == [expected.lower, expected.upper]
@@ -182,11 +201,24 @@ def test_interval_costs_render_the_bar_verdict_on_the_ratio_interval():
         return {"median": median, "ci_low": low, "ci_high": high, "confidence": 0.95, "block_length": 2}
 
     def cell(n, studentized):
-        return {"method": "interval_mean", "n": n, "n_bootstraps": 999,
-                "paths": {name: {"median_s": 0.001} for name in (bench.REFERENCE_PATH, "studentized", "calibrated")},
-                "ratios": {"studentized": studentized, "calibrated": ratio(150, 160, 170)}}
-    table = bench.render_interval_costs({"body": {"cells": [cell(100, ratio(1.8, 2.0, 2.2)),
-                                                            cell(200, ratio(4.8, 5.1, 5.3)),
-                                                            cell(500, ratio(5.2, 5.5, 5.9))]}})
+        return {
+            "method": "interval_mean",
+            "n": n,
+            "n_bootstraps": 999,
+            "paths": {name: {"median_s": 0.001} for name in (bench.REFERENCE_PATH, "studentized", "calibrated")},
+            "ratios": {"studentized": studentized, "calibrated": ratio(150, 160, 170)},
+        }
+
+    table = bench.render_interval_costs(
+        {
+            "body": {
+                "cells": [
+                    cell(100, ratio(1.8, 2.0, 2.2)),
+                    cell(200, ratio(4.8, 5.1, 5.3)),
+                    cell(500, ratio(5.2, 5.5, 5.9)),
+                ]
+            }
+        }
+    )
     rows = table.splitlines()[2:]
     assert [row.split(" | ")[5] for row in rows] == ["yes", "unclear", "NO"]

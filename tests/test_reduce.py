@@ -38,17 +38,17 @@ from statistics import NormalDist
 
 import numpy as np
 import pytest
+from bootmark.reference import reduce as ref_reduce
+from bootmark.reference.specs import check_statistic
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bootmark import reference as twin
-from bootmark.reference import reduce as ref_reduce
-from bootmark.reference.specs import check_statistic
 
 # Hypothesis draws degenerate block lengths on purpose; their warning is tested elsewhere.
 pytestmark = pytest.mark.filterwarnings("ignore::reference.errors.BlockLengthWarning")
 
-U = 2.0 ** -53
+U = 2.0**-53
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SLOW_SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -116,10 +116,13 @@ def std_bound(x, ref, other):
 magnitudes = st.floats(min_value=1e-6, max_value=1e6, allow_nan=False, allow_infinity=False)
 values = st.one_of(st.just(0.0), magnitudes, magnitudes.map(lambda v: -v))
 plain_series = st.lists(values, min_size=2, max_size=60)
-offset_series = st.builds(lambda base, noise: [base + e for e in noise],
-                          st.floats(min_value=-1e6, max_value=1e6).filter(lambda b: b == 0 or abs(b) >= 1e-6),
-                          st.lists(st.floats(min_value=-1.0, max_value=1.0).filter(lambda e: e == 0 or abs(e) > 1e-6),
-                                   min_size=2, max_size=60))
+offset_series = st.builds(
+    lambda base, noise: [base + e for e in noise],
+    st.floats(min_value=-1e6, max_value=1e6).filter(lambda b: b == 0 or abs(b) >= 1e-6),
+    st.lists(
+        st.floats(min_value=-1.0, max_value=1.0).filter(lambda e: e == 0 or abs(e) > 1e-6), min_size=2, max_size=60
+    ),
+)
 series = st.one_of(plain_series, offset_series)
 levels = st.one_of(st.floats(min_value=0.0, max_value=1.0), st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0, 0.1, 0.9]))
 named_statistics = st.sampled_from(["mean", "var", "std", "median"])
@@ -165,8 +168,9 @@ def nearest_rank_quantile(x, level):
 
 
 @SETTINGS
-@given(st.lists(st.one_of(values, st.sampled_from([1.0, 2.0 ** -53, -1.0, 3.0 * 2.0 ** -54, 1e16])),
-                min_size=1, max_size=300))
+@given(
+    st.lists(st.one_of(values, st.sampled_from([1.0, 2.0**-53, -1.0, 3.0 * 2.0**-54, 1e16])), min_size=1, max_size=300)
+)
 def test_numpy_sum_order_is_the_emulated_pairwise_sum(x):
     # The bounds use D(n) of numpy's pairwise sum. If numpy changes its summation order,
     # this fails first (the values include ones where the order changes the result).
@@ -263,8 +267,11 @@ def _methods(n):
     b = st.integers(min_value=1, max_value=upper)
     return st.one_of(
         st.just(twin.IID()),
-        b.map(twin.MovingBlock), b.map(twin.CircularBlock), b.map(twin.NonOverlappingBlock),
-        b.map(twin.StationaryBlock), b.map(twin.TaperedBlock),
+        b.map(twin.MovingBlock),
+        b.map(twin.CircularBlock),
+        b.map(twin.NonOverlappingBlock),
+        b.map(twin.StationaryBlock),
+        b.map(twin.TaperedBlock),
         b.map(lambda length: twin.TaperedBlock(length, window="bartlett")),
     )
 
@@ -273,7 +280,7 @@ def _methods(n):
 def bootstrap_cases(draw):
     x = draw(series)
     method = draw(_methods(len(x)))
-    seed = draw(st.integers(min_value=0, max_value=2 ** 128 - 1))
+    seed = draw(st.integers(min_value=0, max_value=2**128 - 1))
     n_bootstraps = draw(st.integers(min_value=1, max_value=25))
     return x, method, seed, n_bootstraps
 
@@ -286,7 +293,7 @@ def test_bootstrap_reduce_named_statistics_match_numpy(case, name):
     resamples = twin.bootstrap(x, method, n_bootstraps=n_bootstraps, seed=seed).values()
     assert len(result.statistics) == len(resamples) == n_bootstraps
     _check_named(name, x, result.point)
-    for got, resample in zip(result.statistics, resamples):
+    for got, resample in zip(result.statistics, resamples, strict=True):
         assert len(resample) == len(x)
         _check_named(name, resample, got)
 
@@ -298,7 +305,7 @@ def test_bootstrap_reduce_quantiles_match_numpy_exactly(case, level_list):
     statistic = ("quantile", level_list[0] if len(level_list) == 1 else tuple(level_list))
     result = twin.bootstrap_reduce(x, method, statistic, n_bootstraps=n_bootstraps, seed=seed)
     resamples = twin.bootstrap(x, method, n_bootstraps=n_bootstraps, seed=seed).values()
-    for got, resample in zip(result.statistics, resamples):
+    for got, resample in zip(result.statistics, resamples, strict=True):
         expected = [float(v) for v in np.quantile(np.array(resample), level_list, method="linear")]
         assert (list(got) if len(level_list) > 1 else [got]) == expected
 
@@ -323,7 +330,7 @@ def two_column_cases(draw):
     a = draw(st.lists(values, min_size=n, max_size=n))
     b = draw(st.lists(values, min_size=n, max_size=n))
     method = draw(_methods(n))
-    seed = draw(st.integers(min_value=0, max_value=2 ** 64))
+    seed = draw(st.integers(min_value=0, max_value=2**64))
     return a, b, method, seed
 
 
@@ -336,21 +343,21 @@ def _components(entry):
 def test_two_columns_equal_per_column_results(case, statistic):
     a, b, method, seed = case
     reps = 12
-    rows = [[u, v] for u, v in zip(a, b)]
+    rows = [[u, v] for u, v in zip(a, b, strict=True)]
     joint = twin.bootstrap_reduce(rows, method, statistic, n_bootstraps=reps, seed=seed)
     alone_a = twin.bootstrap_reduce(a, method, statistic, n_bootstraps=reps, seed=seed)
     alone_b = twin.bootstrap_reduce(b, method, statistic, n_bootstraps=reps, seed=seed)
     # components in column-major order: every level of column 0, then column 1
-    for entry, entry_a, entry_b in zip(joint.statistics, alone_a.statistics, alone_b.statistics):
+    for entry, entry_a, entry_b in zip(joint.statistics, alone_a.statistics, alone_b.statistics, strict=True):
         assert list(entry) == _components(entry_a) + _components(entry_b)
     point_a, point_b = _components(alone_a.point_components), _components(alone_b.point_components)
     assert list(joint.point_components) == point_a + point_b
     # and, for the named statistics, column by column against numpy on the joint resamples
     if isinstance(statistic, str):
         resamples = twin.bootstrap(rows, method, n_bootstraps=reps, seed=seed).values()
-        for entry, resample in zip(joint.statistics, resamples):
-            columns = list(zip(*resample))
-            for got, column in zip(entry, columns):
+        for entry, resample in zip(joint.statistics, resamples, strict=True):
+            columns = list(zip(*resample, strict=True))
+            for got, column in zip(entry, columns, strict=True):
                 _check_named(statistic, list(column), got)
 
 
@@ -358,7 +365,7 @@ def test_two_columns_equal_per_column_results(case, statistic):
 def test_two_column_interval_equals_per_column_intervals(kind):
     a = [0.3, 0.9, 1.4, 0.7, -0.2, -0.8, -0.1, 0.6, 1.1, 1.9, 1.2, 0.4, -0.5, -1.3, -0.9, 0.2]
     b = [5.0, 4.5, 4.0, 4.2, 4.9, 5.5, 6.1, 5.8, 5.2, 4.8, 4.1, 3.9, 4.4, 5.0, 5.6, 6.0]
-    rows = [[u, v] for u, v in zip(a, b)]
+    rows = [[u, v] for u, v in zip(a, b, strict=True)]
     joint = twin.conf_int(rows, "std", twin.MovingBlock(3), alpha=0.2, kind=kind, n_bootstraps=80, seed=9)
     for j, column in enumerate((a, b)):
         alone = twin.conf_int(column, "std", twin.MovingBlock(3), alpha=0.2, kind=kind, n_bootstraps=80, seed=9)
@@ -376,7 +383,7 @@ alphas = st.one_of(st.sampled_from([0.05, 0.1, 0.2, 0.5]), st.floats(min_value=0
 def interval_cases(draw):
     x = draw(interval_series)
     method = draw(_methods(len(x)))
-    seed = draw(st.integers(min_value=0, max_value=2 ** 64))
+    seed = draw(st.integers(min_value=0, max_value=2**64))
     n_bootstraps = draw(st.integers(min_value=2, max_value=60))
     return x, method, seed, n_bootstraps
 
@@ -408,8 +415,7 @@ def test_percentile_and_basic_intervals(case, alpha, statistic):
     kwargs = dict(alpha=alpha, n_bootstraps=n_bootstraps, seed=seed)
     percentile = twin.conf_int(x, statistic, method, kind="percentile", **kwargs)
     basic = twin.conf_int(x, statistic, method, kind="basic", **kwargs)
-    replicates = np.array(twin.bootstrap_reduce(x, method, statistic, n_bootstraps=n_bootstraps,
-                                                seed=seed).statistics)
+    replicates = np.array(twin.bootstrap_reduce(x, method, statistic, n_bootstraps=n_bootstraps, seed=seed).statistics)
     low = float(np.quantile(replicates, alpha / 2.0, method="linear"))
     high = float(np.quantile(replicates, 1.0 - alpha / 2.0, method="linear"))
     assert (percentile.lower, percentile.upper) == (low, high)

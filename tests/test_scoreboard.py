@@ -18,7 +18,7 @@ def test_negative_control_a_typed_figure_is_caught():
         text = stream.read()
     section = scoreboard.current_section(text)
     first_ratio = section.index(" | win |")
-    typed = text.replace(section, section[:first_ratio] + " | LOSS |" + section[first_ratio + len(" | win |"):])
+    typed = text.replace(section, section[:first_ratio] + " | LOSS |" + section[first_ratio + len(" | win |") :])
     assert typed != text and not scoreboard.is_current(typed, paths)
 
 

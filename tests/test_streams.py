@@ -4,14 +4,14 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from bootmark import reference
 from bootmark.reference.draws import MASK32, Purpose, WordStream, geometric_table
 from bootmark.reference.indices import index_rows, row_builder
 from bootmark.reference.keys import MASK64, mix64, replicate_key, root_key
 from bootmark.reference.philox import philox4x32_10
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bootmark import reference
 
 seeds = st.integers(min_value=0, max_value=(1 << 128) - 1)
 
@@ -98,8 +98,15 @@ def test_bounded_rejects_the_biased_low_words():
     assert Scripted([5, 9]).bounded(1) == 0  # bound 1 accepts the first word
 
 
-block_specs = st.sampled_from([reference.MovingBlock, reference.CircularBlock, reference.NonOverlappingBlock,
-                               reference.StationaryBlock, reference.TaperedBlock])
+block_specs = st.sampled_from(
+    [
+        reference.MovingBlock,
+        reference.CircularBlock,
+        reference.NonOverlappingBlock,
+        reference.StationaryBlock,
+        reference.TaperedBlock,
+    ]
+)
 
 
 @given(seeds, st.integers(2, 60), block_specs)
@@ -125,15 +132,15 @@ def test_row_shapes_follow_each_method(seed, n, block):
     for row in index_rows(reference.MovingBlock(b), n, seed, 3):
         assert len(row) == n
         for k in range(0, n, b):
-            chunk = row[k:k + b]
+            chunk = row[k : k + b]
             assert chunk == list(range(chunk[0], chunk[0] + len(chunk))) and chunk[0] <= n - b
     for row in index_rows(reference.CircularBlock(b), n, seed, 3):
         for k in range(0, n, b):
-            chunk = row[k:k + b]
+            chunk = row[k : k + b]
             assert chunk == [(chunk[0] + j) % n for j in range(len(chunk))]
     for row in index_rows(reference.NonOverlappingBlock(b), n, seed, 3):
         for k in range(0, n, b):
-            chunk = row[k:k + b]
+            chunk = row[k : k + b]
             assert chunk[0] % b == 0 and chunk[0] + b <= n and chunk == list(range(chunk[0], chunk[0] + len(chunk)))
     for row in index_rows(reference.StationaryBlock(b), n, seed, 3):
         assert len(row) == n and all(0 <= i < n for i in row)
@@ -161,6 +168,8 @@ def test_purposes_are_separate_streams():
     starts = [WordStream(key, Purpose.BLOCK_START).word() for _ in range(1)]
     lengths = [WordStream(key, Purpose.BLOCK_LENGTH).word() for _ in range(1)]
     assert starts != lengths
-    assert row_builder(reference.IID(), 10)(key) == [WordStream(key, Purpose.BLOCK_START).bounded(10)] + \
-        row_builder(reference.IID(), 10)(key)[1:]
+    assert (
+        row_builder(reference.IID(), 10)(key)
+        == [WordStream(key, Purpose.BLOCK_START).bounded(10)] + row_builder(reference.IID(), 10)(key)[1:]
+    )
     assert all(0 <= w <= MASK32 for w in starts + lengths)

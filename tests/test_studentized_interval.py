@@ -20,20 +20,26 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from bootmark.engine import intervals as engine_intervals
+from bootmark.engine import reduce as engine_reduce
+from bootmark.engine.api import studentization
+from bootmark.reference import intervals as reference_intervals
+from bootmark.reference.errors import ErrorCode, InvalidDataError, InvalidParameterError
+from bootmark.reference.intervals import fixed_b_standard_error
+from bootmark.studies.dgp import ar1
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bootmark import engine, reference
-from bootmark.engine import intervals as engine_intervals
-from bootmark.engine import reduce as engine_reduce
-from bootmark.engine.api import studentization
-from bootmark.reference.errors import ErrorCode, InvalidDataError, InvalidParameterError
-from bootmark.reference import intervals as reference_intervals
-from bootmark.reference.intervals import fixed_b_standard_error
-from bootmark.studies.dgp import ar1
 
-METHODS = [reference.IID(), reference.MovingBlock(6), reference.CircularBlock(6), reference.StationaryBlock(6),
-           reference.NonOverlappingBlock(5), reference.MovingBlock("auto")]
+METHODS = [
+    reference.IID(),
+    reference.MovingBlock(6),
+    reference.CircularBlock(6),
+    reference.StationaryBlock(6),
+    reference.NonOverlappingBlock(5),
+    reference.MovingBlock("auto"),
+]
 KVB_CRITICAL_95 = 3.764  # Kiefer & Vogelsang (2002), Table 1: Bartlett kernel, b = 1, 95% quantile of t
 
 
@@ -59,14 +65,18 @@ def test_fixed_b_standard_error_is_the_bartlett_kernel_with_bandwidth_n(n, offse
 
 
 @settings(max_examples=25)
-@given(n=st.integers(12, 90), data_seed=st.integers(0, 10**6), seed=st.integers(0, 2**64),
-       method=st.sampled_from(METHODS), offset=st.sampled_from([0.0, 50.0, -3e3]),
-       alpha=st.sampled_from([0.05, 0.1, 0.32]))
+@given(
+    n=st.integers(12, 90),
+    data_seed=st.integers(0, 10**6),
+    seed=st.integers(0, 2**64),
+    method=st.sampled_from(METHODS),
+    offset=st.sampled_from([0.0, 50.0, -3e3]),
+    alpha=st.sampled_from([0.05, 0.1, 0.32]),
+)
 def test_twins_agree_on_the_studentized_interval(n, data_seed, seed, method, offset, alpha):
     x = ar1(n, 0.5, seed=data_seed) + offset
     ours = engine.conf_int(x, "mean", method, alpha=alpha, kind="studentized", n_bootstraps=60, seed=seed)
-    theirs = reference.conf_int(x.tolist(), "mean", method, alpha=alpha, kind="studentized", n_bootstraps=60,
-                                seed=seed)
+    theirs = reference.conf_int(x.tolist(), "mean", method, alpha=alpha, kind="studentized", n_bootstraps=60, seed=seed)
     scale = max(1.0, abs(offset)) * float(np.ptp(x) + 1.0)
     assert ours.kind == "studentized" and ours.point == pytest.approx(theirs.point, abs=1e-13 * scale)
     assert abs(ours.lower - theirs.lower) <= 1e-9 * scale and abs(ours.upper - theirs.upper) <= 1e-9 * scale
@@ -122,16 +132,18 @@ def test_studentized_interval_refuses_what_it_is_not_defined_for(twin):
         twin.conf_int(constant, "mean", reference.MovingBlock(5), kind="studentized", n_bootstraps=20, seed=1)
     assert error.value.code == ErrorCode.DATA_CONSTANT and error.value.argument == "x"
     with pytest.raises(InvalidParameterError) as error:
-        twin.conf_int(x, "mean", reference.MovingBlock(5), kind="studentized", n_bootstraps=20, seed=1,
-                      inner_bootstraps=50)
+        twin.conf_int(
+            x, "mean", reference.MovingBlock(5), kind="studentized", n_bootstraps=20, seed=1, inner_bootstraps=50
+        )
     assert error.value.argument == "inner_bootstraps"
 
 
 def test_studentized_interval_takes_pandas_and_lays_out_columns():
     index = pd.date_range("2026-01-01", periods=150, freq="h")
     frame = pd.DataFrame({"a": ar1(150, 0.6, seed=1), "b": ar1(150, 0.2, seed=2) + 10.0}, index=index)
-    lower, upper, point = engine.conf_int(frame, "mean", engine.MovingBlock("auto"), alpha=0.1, kind="studentized",
-                                          seed=5)
+    lower, upper, point = engine.conf_int(
+        frame, "mean", engine.MovingBlock("auto"), alpha=0.1, kind="studentized", seed=5
+    )
     assert isinstance(lower, pd.Series) and list(lower.index) == ["a", "b"]
     assert np.all(lower < point) and np.all(point < upper)
     single = engine.conf_int(frame["a"], "mean", engine.MovingBlock("auto"), alpha=0.1, kind="studentized", seed=5)
@@ -139,8 +151,9 @@ def test_studentized_interval_takes_pandas_and_lays_out_columns():
     assert single.lower == pytest.approx(float(lower["a"]), rel=1e-12)
 
 
-@pytest.mark.parametrize("interval", [engine_intervals.interval, reference_intervals.interval],
-                         ids=["engine", "reference"])
+@pytest.mark.parametrize(
+    "interval", [engine_intervals.interval, reference_intervals.interval], ids=["engine", "reference"]
+)
 @pytest.mark.parametrize("kind,argument", [("studentized", "studentization"), ("calibrated", "calibration")])
 def test_interval_without_its_companion_data_is_a_typed_error(interval, kind, argument):
     """The low-level interval() names the missing argument instead of a TypeError."""

@@ -9,7 +9,6 @@ import os
 
 import numpy as np
 import pytest
-
 from bootmark.studies import dgp, protocol, summary
 from bootmark.studies.evaluate import series_seeds
 
@@ -22,8 +21,9 @@ def _variance_of_means(process, n, draws, seed):
     return float(np.var(means, ddof=1))
 
 
-@pytest.mark.parametrize("process", [dgp.AR1(0.7), dgp.AR3(0.5, 0.2, -0.1), dgp.ARMA11(0.6, 0.3)],
-                         ids=["ar1", "ar3", "arma11"])
+@pytest.mark.parametrize(
+    "process", [dgp.AR1(0.7), dgp.AR3(0.5, 0.2, -0.1), dgp.ARMA11(0.6, 0.3)], ids=["ar1", "ar3", "arma11"]
+)
 def test_closed_form_standard_error_matches_simulation(process):
     # 2,000 means of n = 400: the variance estimate has relative SE sqrt(2/1999) = 3.2%;
     # the large-n formula's own finite-n bias is under 2% here. 4 SE plus the bias.
@@ -75,10 +75,16 @@ def test_ols_slope_equals_numpy_lstsq():
     assert dgp.ols_ar1_slope(path) == pytest.approx(expected, rel=1e-12)
 
 
-@pytest.mark.parametrize("name, parameters, field", [
-    ("ar1", {"phi": 1.0}, "phi"), ("ar3", {"phi1": 0.9, "phi2": 0.3, "phi3": 0.0}, "phi1"),
-    ("arma11", {"phi": 0.5, "theta": 0.1, "innovation_sd": 0}, "innovation_sd"), ("nope", {}, "dgp.name"),
-    ("ar1", {"phi": 0.5, "colour": 1}, "dgp.parameters")])
+@pytest.mark.parametrize(
+    "name, parameters, field",
+    [
+        ("ar1", {"phi": 1.0}, "phi"),
+        ("ar3", {"phi1": 0.9, "phi2": 0.3, "phi3": 0.0}, "phi1"),
+        ("arma11", {"phi": 0.5, "theta": 0.1, "innovation_sd": 0}, "innovation_sd"),
+        ("nope", {}, "dgp.name"),
+        ("ar1", {"phi": 0.5, "colour": 1}, "dgp.parameters"),
+    ],
+)
 def test_bad_process_parameters_name_the_argument(name, parameters, field):
     with pytest.raises(ValueError, match=field.split(",")[0]):
         dgp.make_process(name, parameters)
@@ -89,21 +95,32 @@ def test_series_seeds_depend_only_on_root_n_and_series():
     assert a == series_seeds(7, 200, 5)
     others = {series_seeds(7, 200, 6), series_seeds(7, 100, 5), series_seeds(8, 200, 5)}
     assert a not in others and len(others) == 3
-    assert a.data != a.bootstrap and 0 <= a.bootstrap < 2 ** 128
+    assert a.data != a.bootstrap and 0 <= a.bootstrap < 2**128
 
 
 @pytest.mark.parametrize("hits, trials", [(0, 20), (7, 20), (20, 20), (1596, 2000), (992, 2000)])
 def test_wilson_interval_matches_scipy(hits, trials):
     from scipy.stats import binomtest
+
     expected = binomtest(hits, trials).proportion_ci(0.95, method="wilson")
     low, high = summary.wilson_interval(hits, trials)
     assert low == pytest.approx(expected.low, abs=1e-12) and high == pytest.approx(expected.high, abs=1e-12)
 
 
 def _rows(*coverages, trials=2000):
-    return [{"n": n, "resampler": "r", "kind": "percentile", "coverage": c, "trials": trials,
-             "mc_se": math.sqrt(c * (1 - c) / trials), "wilson_low": c - 0.01, "wilson_high": c + 0.01}
-            for n, c in coverages]
+    return [
+        {
+            "n": n,
+            "resampler": "r",
+            "kind": "percentile",
+            "coverage": c,
+            "trials": trials,
+            "mc_se": math.sqrt(c * (1 - c) / trials),
+            "wilson_low": c - 0.01,
+            "wilson_high": c + 0.01,
+        }
+        for n, c in coverages
+    ]
 
 
 def test_criteria_verdicts():
@@ -141,20 +158,25 @@ def _text():
         return stream.read()
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda t: t.replace('id = "CI"', 'id = "XX"'), "must be named XX-v1.toml"),
-    (lambda t: t.replace("series = 30", "series = 0"), "'series' must be >= 1"),
-    (lambda t: t.replace('engine = "IID"', 'engine = "Bogus"'), "unknown engine method"),
-    (lambda t: t.replace('kinds = ["percentile", "basic", "normal"]', 'kinds = ["bca"]'), "unsupported"),
-    (lambda t: t.replace('target = 0.510', 'target = "high"'), "'target' must be float"),
-    (lambda t: t.replace('resampler = "engine.IID"\nkind', 'resampler = "engine.None"\nkind'), "no resampler"),
-    (lambda t: t.replace("n = [60, 120]", "n = [120, 60]"), "increasing list"),
-    (lambda t: t.replace("alpha = 0.10", "alpha = 1.5"), "alpha must lie in"),
-    (lambda t: t.replace("block_length = 5", "block_length = -5"), "block_length"),
-    (lambda t: t.replace("[dgp]", "[dgp\n"), "not valid TOML"),
-    (lambda t: t.replace("block_length = 5\n", "block_length = 5\ndesign = \"fixed\"\n"),
-     "StationaryBlock does not read design"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda t: t.replace('id = "CI"', 'id = "XX"'), "must be named XX-v1.toml"),
+        (lambda t: t.replace("series = 30", "series = 0"), "'series' must be >= 1"),
+        (lambda t: t.replace('engine = "IID"', 'engine = "Bogus"'), "unknown engine method"),
+        (lambda t: t.replace('kinds = ["percentile", "basic", "normal"]', 'kinds = ["bca"]'), "unsupported"),
+        (lambda t: t.replace("target = 0.510", 'target = "high"'), "'target' must be float"),
+        (lambda t: t.replace('resampler = "engine.IID"\nkind', 'resampler = "engine.None"\nkind'), "no resampler"),
+        (lambda t: t.replace("n = [60, 120]", "n = [120, 60]"), "increasing list"),
+        (lambda t: t.replace("alpha = 0.10", "alpha = 1.5"), "alpha must lie in"),
+        (lambda t: t.replace("block_length = 5", "block_length = -5"), "block_length"),
+        (lambda t: t.replace("[dgp]", "[dgp\n"), "not valid TOML"),
+        (
+            lambda t: t.replace("block_length = 5\n", 'block_length = 5\ndesign = "fixed"\n'),
+            "StationaryBlock does not read design",
+        ),
+    ],
+)
 def test_bad_protocols_are_refused_with_the_field(edit, message):
     with pytest.raises(protocol.ProtocolError, match=message):
         protocol.parse(edit(_text()), "CI-v1.toml")
@@ -162,6 +184,7 @@ def test_bad_protocols_are_refused_with_the_field(edit, message):
 
 def test_protocol_hash_is_the_file_bytes():
     import hashlib
+
     parsed = protocol.load(CI_PROTOCOL)
     with open(CI_PROTOCOL, "rb") as stream:
         assert parsed.sha256 == hashlib.sha256(stream.read()).hexdigest()
@@ -178,8 +201,13 @@ def test_more_criteria_verdicts():
 
 
 def _cells(se_mine, se_other, truth_se=1.0):
-    return [{"n": 600, "truth": {"value": 0.5, "standard_error": truth_se},
-             "resamplers": {"a": {"standard_error": se_mine}, "b": {"standard_error": se_other}}}]
+    return [
+        {
+            "n": 600,
+            "truth": {"value": 0.5, "standard_error": truth_se},
+            "resamplers": {"a": {"standard_error": se_mine}, "b": {"standard_error": se_other}},
+        }
+    ]
 
 
 def test_standard_error_criteria():
@@ -194,8 +222,11 @@ def test_standard_error_criteria():
 
 def test_model_based_resamplers_parse_to_engine_specs():
     from bootmark import engine
-    text = _text().replace('''[[resamplers]]
-name = "engine.StationaryBlock(5)"''', '''[[resamplers]]
+
+    text = _text().replace(
+        '''[[resamplers]]
+name = "engine.StationaryBlock(5)"''',
+        '''[[resamplers]]
 name = "engine.Sieve"
 engine = "SieveAR"
 criterion = "bic"
@@ -205,7 +236,8 @@ block_length = 4
 kinds = ["percentile"]
 
 [[resamplers]]
-name = "engine.StationaryBlock(5)"''')
+name = "engine.StationaryBlock(5)"''',
+    )
     parsed = protocol.parse(text, "CI-v1.toml")
     assert parsed.resampler("engine.Sieve").method() == engine.SieveAR(None, "bic", engine.BlockWild("mammen", 4))
     broken = text.replace('innovation = "BlockWild"', 'innovation = "Blockwild"')
@@ -226,14 +258,20 @@ def test_slope_truth_is_bartlett():
 
 def test_fixed_design_of_a_higher_order_is_refused_for_the_ar1_slope():
     """Its path statistic would regress on the replicate's own lags, not the observed ones."""
-    peer = '''[[resamplers]]
+    peer = """[[resamplers]]
 name = "arch.IIDBootstrap"
 peer = "arch.IIDBootstrap"
 kinds = ["percentile"]
-'''
+"""
     assert peer in _text()
-    text = _text().replace(peer, "").replace('statistic = "mean"', 'statistic = "ar1_slope"').replace('''[[resamplers]]
-name = "engine.StationaryBlock(5)"''', '''[[resamplers]]
+    text = (
+        _text()
+        .replace(peer, "")
+        .replace('statistic = "mean"', 'statistic = "ar1_slope"')
+        .replace(
+            '''[[resamplers]]
+name = "engine.StationaryBlock(5)"''',
+            '''[[resamplers]]
 name = "engine.Fixed2"
 engine = "ResidualBootstrap"
 order = 2
@@ -242,7 +280,9 @@ innovation = "Wild"
 kinds = ["percentile"]
 
 [[resamplers]]
-name = "engine.StationaryBlock(5)"''')
+name = "engine.StationaryBlock(5)"''',
+        )
+    )
     with pytest.raises(protocol.ProtocolError, match="observed ones"):
         protocol.parse(text, "CI-v1.toml")
     protocol.parse(text.replace("order = 2", "order = 1"), "CI-v1.toml")  # the fused refit keeps the observed lags

@@ -14,15 +14,19 @@ from dataclasses import FrozenInstanceError
 from statistics import NormalDist
 from types import MappingProxyType
 
+import bootmark.studies.peers as peers
 import numpy as np
 import pytest
-
-import bootmark.studies.peers as peers
-from bootmark.reference.errors import DataTypeError, ErrorCode, InvalidDataError, InvalidParameterError, ParameterTypeError
+from bootmark.reference.errors import (
+    DataTypeError,
+    ErrorCode,
+    InvalidDataError,
+    InvalidParameterError,
+    ParameterTypeError,
+)
 from bootmark.studies.peers import PEER_RESAMPLERS, STUDENTIZE_REPS, PeerFailure, PeerNotInstalledError, peer_versions
 
 arch_bootstrap = pytest.importorskip("arch.bootstrap")
-
 
 
 def ar1(n, phi, seed, burn_in=500):
@@ -42,8 +46,11 @@ ALPHA = 0.10
 B = 199  # small: these check wiring, not Monte Carlo accuracy
 SEED = 7
 ARCH_NAMES = ["arch.IIDBootstrap", "arch.MovingBlockBootstrap", "arch.StationaryBootstrap"]
-ARCH_CLASSES = {"arch.IIDBootstrap": "IIDBootstrap", "arch.MovingBlockBootstrap": "MovingBlockBootstrap",
-                "arch.StationaryBootstrap": "StationaryBootstrap"}
+ARCH_CLASSES = {
+    "arch.IIDBootstrap": "IIDBootstrap",
+    "arch.MovingBlockBootstrap": "MovingBlockBootstrap",
+    "arch.StationaryBootstrap": "StationaryBootstrap",
+}
 FAST_KINDS = ["percentile", "basic", "normal", "bc", "bca"]
 # np.quantile at alpha/2 against arch's np.percentile at 100 * (1 - size) / 2: the levels can
 # differ in the last bit, which moves an interpolated quantile by far less than 1e-12 relative.
@@ -56,9 +63,10 @@ def call(name, kind="percentile", x=X, **overrides):
 
 
 def bits(interval):
-    return [float(v).hex() if v is not None else None
-            for v in (interval.lower, interval.upper, interval.point, interval.standard_error,
-                      interval.block_length)]
+    return [
+        float(v).hex() if v is not None else None
+        for v in (interval.lower, interval.upper, interval.point, interval.standard_error, interval.block_length)
+    ]
 
 
 def arch_block_length(name, x=X):
@@ -90,6 +98,7 @@ def matches_percentile(lower, upper, replicates, alpha=ALPHA):
 
 # ------------------------------------------------------------------------- registry
 
+
 def test_registry_is_read_only_and_lists_every_peer():
     assert isinstance(PEER_RESAMPLERS, MappingProxyType)
     assert set(PEER_RESAMPLERS) == set(ARCH_NAMES) | {"tsbootstrap.MovingBlock"}
@@ -117,7 +126,8 @@ def test_peer_versions_reports_installed_versions(monkeypatch):
 # ---------------------------------------------------------------------- determinism
 
 SUBPROCESS_CASES = [(name, kind) for name in ARCH_NAMES for kind in FAST_KINDS] + [
-    ("arch.MovingBlockBootstrap", "studentized")]
+    ("arch.MovingBlockBootstrap", "studentized")
+]
 
 PROGRAM = """
 import json, sys
@@ -136,8 +146,14 @@ print(json.dumps(out))
 
 def run_in_fresh_process(cases, tmp_path):
     request = json.dumps({"series": [float(v).hex() for v in X], "cases": cases})
-    completed = subprocess.run([sys.executable, "-c", PROGRAM.format(alpha=ALPHA, b=B, seed=SEED)],
-                               input=request, capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    completed = subprocess.run(
+        [sys.executable, "-c", PROGRAM.format(alpha=ALPHA, b=B, seed=SEED)],
+        input=request,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=600,
+    )
     assert completed.returncode == 0, completed.stderr
     return json.loads(completed.stdout.strip().splitlines()[-1])
 
@@ -154,6 +170,7 @@ def test_the_seed_matters():
 
 
 # ------------------------------------------------------------- known answers (arch)
+
 
 @pytest.mark.parametrize("name", ARCH_NAMES)
 def test_arch_percentile_is_the_numpy_quantile_of_archs_own_replicates(name):
@@ -207,6 +224,7 @@ def test_kind_mapping_matches_archs_own_conf_int(kind, method):
 
 # ------------------------------------------------------------------ negative controls
 
+
 def test_negative_control_alpha_passed_as_size_fails_the_check():
     """A mistake easy to make with arch: conf_int's size is the coverage, not alpha."""
     name = "arch.MovingBlockBootstrap"
@@ -235,6 +253,7 @@ def test_negative_control_rounding_the_block_length_differently_changes_the_answ
 
 # ------------------------------------------------------------------------- bad input
 
+
 @pytest.mark.parametrize("name", list(PEER_RESAMPLERS))
 def test_unknown_kind_names_kind_and_lists_the_supported_ones(name):
     with pytest.raises(InvalidParameterError) as caught:
@@ -261,17 +280,20 @@ def test_non_finite_series_is_refused_before_any_peer_runs(name, bad):
     assert caught.value.code is ErrorCode.DATA_NOT_FINITE and "position 17" in str(caught.value)
 
 
-@pytest.mark.parametrize("overrides, error, code", [
-    (dict(x=X.reshape(20, 10)), InvalidDataError, ErrorCode.DATA_SHAPE),
-    (dict(x=np.array(["a", "b", "c"])), DataTypeError, ErrorCode.DATA_TYPE),
-    (dict(x=np.array([1.0])), InvalidDataError, ErrorCode.DATA_TOO_SHORT),
-    (dict(alpha=0.0), InvalidParameterError, ErrorCode.ALPHA),
-    (dict(alpha=1.5), InvalidParameterError, ErrorCode.ALPHA),
-    (dict(n_bootstraps=0), InvalidParameterError, ErrorCode.N_BOOTSTRAPS),
-    (dict(n_bootstraps=99.0), ParameterTypeError, ErrorCode.N_BOOTSTRAPS),
-    (dict(seed=-1), InvalidParameterError, ErrorCode.SEED),
-    (dict(seed=None), ParameterTypeError, ErrorCode.SEED),
-])
+@pytest.mark.parametrize(
+    "overrides, error, code",
+    [
+        (dict(x=X.reshape(20, 10)), InvalidDataError, ErrorCode.DATA_SHAPE),
+        (dict(x=np.array(["a", "b", "c"])), DataTypeError, ErrorCode.DATA_TYPE),
+        (dict(x=np.array([1.0])), InvalidDataError, ErrorCode.DATA_TOO_SHORT),
+        (dict(alpha=0.0), InvalidParameterError, ErrorCode.ALPHA),
+        (dict(alpha=1.5), InvalidParameterError, ErrorCode.ALPHA),
+        (dict(n_bootstraps=0), InvalidParameterError, ErrorCode.N_BOOTSTRAPS),
+        (dict(n_bootstraps=99.0), ParameterTypeError, ErrorCode.N_BOOTSTRAPS),
+        (dict(seed=-1), InvalidParameterError, ErrorCode.SEED),
+        (dict(seed=None), ParameterTypeError, ErrorCode.SEED),
+    ],
+)
 def test_bad_arguments_get_typed_errors(overrides, error, code):
     with pytest.raises(error) as caught:
         call("arch.MovingBlockBootstrap", **overrides)
@@ -305,18 +327,25 @@ def test_missing_tsbootstrap_is_listed_but_raises_a_clear_error(monkeypatch):
 
 # ---------------------------------------------------------------------- tsbootstrap
 
+
 @pytest.fixture(scope="module")
 def tsbootstrap():
     if peer_versions()["tsbootstrap"] is None:
         pytest.skip("tsbootstrap is not installed (pip install 'bootmark[peers]')")
     import tsbootstrap
+
     return tsbootstrap
 
 
 def tsbootstrap_replicates(tsbootstrap, block_length="auto"):
-    return tsbootstrap.bootstrap_reduce(X, method=tsbootstrap.MovingBlock(block_length=block_length),
-                                        statistic="mean", n_bootstraps=B, random_state=SEED,
-                                        backend="compiled").statistics
+    return tsbootstrap.bootstrap_reduce(
+        X,
+        method=tsbootstrap.MovingBlock(block_length=block_length),
+        statistic="mean",
+        n_bootstraps=B,
+        random_state=SEED,
+        backend="compiled",
+    ).statistics
 
 
 @pytest.mark.slow
@@ -328,20 +357,36 @@ def test_tsbootstrap_percentile_and_block_length_are_its_own(tsbootstrap):
     assert result.block_length == 10.0
     assert matches_percentile(result.lower, result.upper, replicates)
     assert result.standard_error == pytest.approx(np.std(replicates), rel=1e-12)
-    lower, upper, point = tsbootstrap.conf_int(X, "mean", method=tsbootstrap.MovingBlock(), kind="percentile",
-                                               alpha=ALPHA, n_bootstraps=B, random_state=SEED,
-                                               backend="compiled")
+    lower, upper, point = tsbootstrap.conf_int(
+        X,
+        "mean",
+        method=tsbootstrap.MovingBlock(),
+        kind="percentile",
+        alpha=ALPHA,
+        n_bootstraps=B,
+        random_state=SEED,
+        backend="compiled",
+    )
     assert (result.lower, result.upper, result.point) == (float(lower), float(upper), float(point))
     basic = call("tsbootstrap.MovingBlock", "basic")
-    lower, upper, _ = tsbootstrap.conf_int(X, "mean", method=tsbootstrap.MovingBlock(), kind="basic", alpha=ALPHA,
-                                           n_bootstraps=B, random_state=SEED, backend="compiled")
+    lower, upper, _ = tsbootstrap.conf_int(
+        X,
+        "mean",
+        method=tsbootstrap.MovingBlock(),
+        kind="basic",
+        alpha=ALPHA,
+        n_bootstraps=B,
+        random_state=SEED,
+        backend="compiled",
+    )
     assert (basic.lower, basic.upper) == (float(lower), float(upper))
 
 
 @pytest.mark.slow
 def test_tsbootstrap_negative_control_default_alpha_fails_the_check(tsbootstrap):
-    lower, upper, _ = tsbootstrap.conf_int(X, "mean", method=tsbootstrap.MovingBlock(), n_bootstraps=B,
-                                           random_state=SEED, backend="compiled")  # alpha defaults to 0.05
+    lower, upper, _ = tsbootstrap.conf_int(
+        X, "mean", method=tsbootstrap.MovingBlock(), n_bootstraps=B, random_state=SEED, backend="compiled"
+    )  # alpha defaults to 0.05
     assert not matches_percentile(float(lower), float(upper), tsbootstrap_replicates(tsbootstrap))
 
 

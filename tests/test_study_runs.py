@@ -17,10 +17,10 @@ import sys
 import time
 
 import pytest
-
-from bootmark import blas, receipts, workspace
 from bootmark.studies import evaluate, protocol, runner
 from bootmark.studies.verify import verify
+
+from bootmark import blas, receipts, workspace
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 CI_PROTOCOL = os.path.join(TESTS, "protocols", "CI-v1.toml")
@@ -40,6 +40,7 @@ def in_process_body(ci_protocol, tmp_path_factory):
 
 def _seal(body, tmp_path):
     from bootmark import provenance
+
     return receipts.write_receipt(receipts.seal("study", provenance.collect(), body), str(tmp_path))
 
 
@@ -53,8 +54,9 @@ def test_results_identical_across_processes(ci_protocol, in_process_body, tmp_pa
 def test_results_identical_on_a_dask_local_cluster(ci_protocol, in_process_body, tmp_path):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        body = runner.run_study(ci_protocol, scheduler=cluster.scheduler_address,
-                                run_directory=str(tmp_path / "dask"), show_progress=False)
+        body = runner.run_study(
+            ci_protocol, scheduler=cluster.scheduler_address, run_directory=str(tmp_path / "dask"), show_progress=False
+        )
     assert body["execution"]["executor"] == "dask"
     assert body["results"] == in_process_body["results"]
     assert body["results_sha256"] == in_process_body["results_sha256"]
@@ -63,15 +65,27 @@ def test_results_identical_on_a_dask_local_cluster(ci_protocol, in_process_body,
 def test_a_different_root_seed_changes_the_results(ci_protocol, in_process_body, tmp_path):
     # Negative control for the identity tests: they compare something that can differ.
     text = ci_protocol.text.replace("root_seed = 20261202", "root_seed = 20261203")
-    other = runner.run_study(protocol.parse(text, "CI-v1.toml"), workers=1, run_directory=str(tmp_path / "o"),
-                             show_progress=False)
+    other = runner.run_study(
+        protocol.parse(text, "CI-v1.toml"), workers=1, run_directory=str(tmp_path / "o"), show_progress=False
+    )
     assert other["results_sha256"] != in_process_body["results_sha256"]
 
 
 def test_killed_run_resumes_to_the_same_results(ci_protocol, in_process_body, tmp_path):
     run_directory, output = tmp_path / "killed", tmp_path / "receipts"
-    command = [sys.executable, "-m", "bootmark.cli", "study", "run", CI_PROTOCOL, "--run-dir", str(run_directory),
-               "--output-dir", str(output), "--no-progress"]
+    command = [
+        sys.executable,
+        "-m",
+        "bootmark.cli",
+        "study",
+        "run",
+        CI_PROTOCOL,
+        "--run-dir",
+        str(run_directory),
+        "--output-dir",
+        str(output),
+        "--no-progress",
+    ]
     environment = {**os.environ, "BOOTMARK_STUDY_CHUNK_DELAY": "0.4"}
     child = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
@@ -107,6 +121,7 @@ def test_resume_refuses_a_changed_protocol(ci_protocol, tmp_path):
 def _constant_outcome(width):
     def fake(spec, x, protocol_, seed):
         return evaluate.Outcome(0.0, 1.0, 1.0, tuple((kind, 0.0, width) for kind in spec.kinds))
+
     return fake
 
 
@@ -133,11 +148,16 @@ def test_verify_replays_and_catches_a_tampered_series(in_process_body, tmp_path)
     assert passed.passed, passed.render()
     tampered = json.loads(json.dumps(in_process_body))
     bounds = tampered["results"]["cells"][1]["resamplers"]["engine.MovingBlock(auto)"]["intervals"]["calibrated"]
-    bounds["upper"][7] += 2.0 ** -40
+    bounds["upper"][7] += 2.0**-40
     # Re-summarise honestly so only the replay can notice the changed bound.
-    tampered["results"] = runner.results_of(protocol.load(CI_PROTOCOL), protocol.load(CI_PROTOCOL).profile(), {
-        (cell["n"], 0): {"n": cell["n"], "first": 0, "last": 30, "columns": cell["resamplers"]}
-        for cell in tampered["results"]["cells"]})
+    tampered["results"] = runner.results_of(
+        protocol.load(CI_PROTOCOL),
+        protocol.load(CI_PROTOCOL).profile(),
+        {
+            (cell["n"], 0): {"n": cell["n"], "first": 0, "last": 30, "columns": cell["resamplers"]}
+            for cell in tampered["results"]["cells"]
+        },
+    )
     tampered["results_sha256"] = runner.results_hash(tampered["results"])
     caught = verify(_seal(tampered, tmp_path / "t"), replay_all=True)
     assert not caught.passed and "n=120 series 7" in caught.render()
@@ -157,8 +177,13 @@ def test_study_command_pins_the_blas_kernel_itself(in_process_body, tmp_path):
     path = _seal(in_process_body, tmp_path)
     command = os.path.join(os.path.dirname(sys.executable), "bootmark")
     environment = {**os.environ, blas.CORETYPE_VARIABLE: "Sandybridge"}
-    completed = subprocess.run([command, "study", "verify", path, "--sample", "3", "--sample-seed", "1"],
-                               env=environment, capture_output=True, text=True, timeout=600)
+    completed = subprocess.run(
+        [command, "study", "verify", path, "--sample", "3", "--sample-seed", "1"],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert f"re-running with {blas.CORETYPE_VARIABLE}={blas.PINNED_CORETYPE}" in completed.stderr
     assert "3 series replayed bit for bit" in completed.stdout
@@ -166,6 +191,7 @@ def test_study_command_pins_the_blas_kernel_itself(in_process_body, tmp_path):
 
 def test_verify_recomputes_a_truth_receipt_and_catches_a_changed_one(tmp_path):
     from bootmark.studies import dgp, truth
+
     truth.heteroskedastic_slope_truth(dgp.HeteroskedasticAR1(), 80, draws=3000, seed=5, directory=str(tmp_path / "a"))
     [path] = glob.glob(str(tmp_path / "a" / "*.json"))
     report_ = verify(path)
@@ -179,15 +205,18 @@ def test_verify_recomputes_a_truth_receipt_and_catches_a_changed_one(tmp_path):
 
 def test_committed_receipts_match_their_registered_protocols():
     # Protocol immutability: a protocol with a committed receipt is never edited.
-    paths = sorted(glob.glob(os.path.join(workspace.find().receipt_directory("study"), "study-*.json"))
-                   + glob.glob(os.path.join(workspace.find().receipt_directory("study"), "process-*.json")))
+    paths = sorted(
+        glob.glob(os.path.join(workspace.find().receipt_directory("study"), "study-*.json"))
+        + glob.glob(os.path.join(workspace.find().receipt_directory("study"), "process-*.json"))
+    )
     assert paths, "no committed study receipt"
     by_file = {p.file_name: p for p in protocol.registered()}
     for path in paths:
         study = receipts.load_receipt(path)["body"]["study"]
         assert study["file"] in by_file, f"{path}: its protocol {study['file']} is gone"
-        assert by_file[study["file"]].sha256 == study["protocol_sha256"], \
+        assert by_file[study["file"]].sha256 == study["protocol_sha256"], (
             f"{study['file']} was edited after {os.path.basename(path)} was made; register a new version"
+        )
 
 
 def test_immutability_check_notices_an_edit(tmp_path, in_process_body):
@@ -195,8 +224,9 @@ def test_immutability_check_notices_an_edit(tmp_path, in_process_body):
     os.makedirs(tmp_path / "protocols")
     edited = in_process_body["study"]["protocol_text"].replace("Runner test", "Runner test (edited)")
     (tmp_path / "protocols" / "CI-v1.toml").write_text(edited)
-    found = verify(_seal(in_process_body, tmp_path), sample=1, sample_seed=0,
-                   protocol_directory=str(tmp_path / "protocols"))
+    found = verify(
+        _seal(in_process_body, tmp_path), sample=1, sample_seed=0, protocol_directory=str(tmp_path / "protocols")
+    )
     assert not found.passed and "edited after this receipt" in found.render()
 
 
@@ -204,5 +234,6 @@ def test_an_unreachable_scheduler_is_a_clear_error(ci_protocol, tmp_path, monkey
     pytest.importorskip("distributed")
     monkeypatch.setattr(runner, "DASK_CONNECT_SECONDS", 2)
     with pytest.raises(runner.StudyError, match="cannot reach the dask scheduler"):
-        runner.run_study(ci_protocol, "tiny", scheduler="tcp://127.0.0.1:9", run_directory=str(tmp_path / "d"),
-                         show_progress=False)
+        runner.run_study(
+            ci_protocol, "tiny", scheduler="tcp://127.0.0.1:9", run_directory=str(tmp_path / "d"), show_progress=False
+        )

@@ -4,9 +4,9 @@ import math
 
 import numpy as np
 import pytest
+from bootmark.reference.taper import taper_weights, window_value
 
 from bootmark import reference
-from bootmark.reference.taper import taper_weights, window_value
 
 
 @pytest.mark.parametrize("window", ["tukey", "bartlett", "hann"])
@@ -41,7 +41,7 @@ def test_tapered_values_shrink_block_edges_towards_the_mean():
     result = reference.bootstrap(x.tolist(), reference.TaperedBlock(b, "bartlett"), n_bootstraps=3, seed=2)
     weights = taper_weights(reference.TaperedBlock(b, "bartlett"))
     centre = float(np.mean(x))
-    for row, values in zip(result.indices(), result.values()):
+    for row, values in zip(result.indices(), result.values(), strict=True):
         expected = [centre + weights[p % b] * (x[i] - centre) for p, i in enumerate(row)]
         assert values == pytest.approx(expected, rel=1e-13, abs=1e-13)
 

@@ -10,9 +10,9 @@ import warnings
 
 import numpy as np
 import pytest
+from bootmark.reference import errors
 
 from bootmark import engine, reference
-from bootmark.reference import errors
 
 TWINS = [pytest.param(reference, id="reference"), pytest.param(engine, id="engine")]
 SERIES = [0.3, -0.1, 0.8, 1.2, 0.4, -0.6, -0.2, 0.9, 1.1, 0.5, -0.3, 0.2, 0.7, -0.4, 0.1, 0.6, 1.0, -0.5, 0.0, 0.35]
@@ -54,11 +54,13 @@ def _skipped_refits(twin):
     return twin.bootstrap_reduce(_data(twin, NEAR_UNIT_ROOT), method, "ar_coef", 200, seed=3)
 
 
-CALLS = [pytest.param(_whole_length, reference.BlockLengthWarning, id="bootstrap-block-length"),
-         pytest.param(_whole_length_interval, reference.BlockLengthWarning, id="conf_int-block-length"),
-         pytest.param(_recursive_block_wild, reference.BlockWildDesignWarning, id="bootstrap_reduce-block-wild"),
-         pytest.param(_recursive_block_wild_interval, reference.BlockWildDesignWarning, id="conf_int-block-wild"),
-         pytest.param(_skipped_refits, reference.SkippedReplicatesWarning, id="bootstrap_reduce-skipped")]
+CALLS = [
+    pytest.param(_whole_length, reference.BlockLengthWarning, id="bootstrap-block-length"),
+    pytest.param(_whole_length_interval, reference.BlockLengthWarning, id="conf_int-block-length"),
+    pytest.param(_recursive_block_wild, reference.BlockWildDesignWarning, id="bootstrap_reduce-block-wild"),
+    pytest.param(_recursive_block_wild_interval, reference.BlockWildDesignWarning, id="conf_int-block-wild"),
+    pytest.param(_skipped_refits, reference.SkippedReplicatesWarning, id="bootstrap_reduce-skipped"),
+]
 
 
 @pytest.mark.parametrize("twin", TWINS)
@@ -78,8 +80,11 @@ def test_a_fixed_stacklevel_is_refused_by_the_same_check(twin, monkeypatch):
         warnings.warn(message, category, stacklevel=4)
 
     monkeypatch.setattr(models, "warn_at_caller", fixed_level)
-    caught = [w for w in _recorded(lambda: _recursive_block_wild(twin))
-              if issubclass(w.category, reference.BlockWildDesignWarning)]
+    caught = [
+        w
+        for w in _recorded(lambda: _recursive_block_wild(twin))
+        if issubclass(w.category, reference.BlockWildDesignWarning)
+    ]
     assert caught and caught[0].filename != __file__
 
 

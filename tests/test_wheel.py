@@ -31,8 +31,9 @@ pytestmark = pytest.mark.slow
 
 def _run(command, **keywords):
     completed = subprocess.run(command, capture_output=True, text=True, check=False, **keywords)
-    assert completed.returncode == 0, f"{command} exited {completed.returncode}:\n{completed.stdout[-3000:]}\n" \
-                                      f"{completed.stderr[-3000:]}"
+    assert completed.returncode == 0, (
+        f"{command} exited {completed.returncode}:\n{completed.stdout[-3000:]}\n{completed.stderr[-3000:]}"
+    )
     return completed
 
 
@@ -61,8 +62,20 @@ def wheel(tmp_path_factory):
             shutil.copytree(origin, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         else:
             shutil.copy(origin, source / name)
-    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--disable-pip-version-check", "-w", str(root / "dist"),
-          str(source)], timeout=INSTALL_SECONDS)
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--disable-pip-version-check",
+            "-w",
+            str(root / "dist"),
+            str(source),
+        ],
+        timeout=INSTALL_SECONDS,
+    )
     wheels = list((root / "dist").glob("bootmark-*.whl"))
     assert len(wheels) == 1, wheels
     return wheels[0]
@@ -73,8 +86,13 @@ def test_the_wheel_holds_only_the_bootmark_package(wheel):
         top = {name.split("/")[0] for name in archive.namelist()}
         names = set(archive.namelist())
     assert top == {"bootmark", wheel.name.split("-py3")[0] + ".dist-info"}, top
-    for expected in ("bootmark/engine/api.py", "bootmark/reference/specs.py", "bootmark/studies/runner.py",
-                     "bootmark/studies/protocols/S4-v1.toml", "bootmark/schemas/study.schema.json"):
+    for expected in (
+        "bootmark/engine/api.py",
+        "bootmark/reference/specs.py",
+        "bootmark/studies/runner.py",
+        "bootmark/studies/protocols/S4-v1.toml",
+        "bootmark/schemas/study.schema.json",
+    ):
         assert expected in names, expected
 
 
@@ -84,8 +102,10 @@ def installed(wheel, tmp_path_factory):
     root = tmp_path_factory.mktemp("wheel-user")
     venv = root / "venv"
     _run([sys.executable, "-m", "venv", str(venv)], timeout=INSTALL_SECONDS)
-    _run([str(venv / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q", str(wheel)],
-         timeout=INSTALL_SECONDS)
+    _run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q", str(wheel)],
+        timeout=INSTALL_SECONDS,
+    )
     home = root / "home"
     home.mkdir()
     return venv / "bin", venv, home
@@ -95,17 +115,29 @@ def test_a_new_user_runs_every_job_from_an_empty_folder(installed, tmp_path):
     bin_folder, venv, home = installed
     folder = tmp_path / "my-study"
     folder.mkdir()
-    environment = {key: value for key, value in os.environ.items()
-                   if not key.startswith(("BOOTMARK_", "PYTHON", "NUMBA_CACHE", "XDG_", "VIRTUAL_ENV"))}
+    environment = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("BOOTMARK_", "PYTHON", "NUMBA_CACHE", "XDG_", "VIRTUAL_ENV"))
+    }
     environment.update(HOME=str(home), PATH=f"{bin_folder}{os.pathsep}{environment.get('PATH', '')}")
     before = {"venv": _snapshot(venv), "checkout": _snapshot(REPOSITORY / "receipts")}
     checkout_status = _run(["git", "status", "--porcelain"], cwd=REPOSITORY).stdout
 
     def bootmark(*arguments, expect=(0,)):
-        completed = subprocess.run([str(bin_folder / "bootmark"), *arguments], cwd=folder, env=environment,
-                                   capture_output=True, text=True, timeout=COMMAND_SECONDS, check=False)
-        assert completed.returncode in expect, f"bootmark {' '.join(arguments)} exited {completed.returncode}:\n" \
-                                               f"{completed.stdout[-3000:]}\n{completed.stderr[-3000:]}"
+        completed = subprocess.run(
+            [str(bin_folder / "bootmark"), *arguments],
+            cwd=folder,
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=COMMAND_SECONDS,
+            check=False,
+        )
+        assert completed.returncode in expect, (
+            f"bootmark {' '.join(arguments)} exited {completed.returncode}:\n"
+            f"{completed.stdout[-3000:]}\n{completed.stderr[-3000:]}"
+        )
         assert "Traceback" not in completed.stderr, completed.stderr
         return completed.stdout
 
@@ -124,8 +156,9 @@ def test_a_new_user_runs_every_job_from_an_empty_folder(installed, tmp_path):
     verified = bootmark("study", "verify", receipt, "--sample", "5", "--sample-seed", "1")
     assert "series replayed bit for bit" in verified
 
-    bench = bootmark("bench", "--cells", "method=iid,n=200,B=999,sentinel=false", "--samples", "5", "--warmups", "1",
-                     "--no-progress")
+    bench = bootmark(
+        "bench", "--cells", "method=iid,n=200,B=999,sentinel=false", "--samples", "5", "--warmups", "1", "--no-progress"
+    )
     timed = bench.split("receipt: ")[1].splitlines()[0]
     assert pathlib.Path(timed).parent == folder.resolve() / "receipts" / "bench"
     board = bootmark("scoreboard", timed)
@@ -133,13 +166,26 @@ def test_a_new_user_runs_every_job_from_an_empty_folder(installed, tmp_path):
 
     # tsbootstrap is an extra this user did not install: verify of a receipt that needs it
     # says so in one line.
-    from bootmark import workspace
     from bootmark.studies import report
-    s1 = next(path for (study_id, _), (path, _) in
-              report.newest_study_receipts(workspace.find(str(REPOSITORY)).receipt_directory("study")).items()
-              if study_id == "S1")
-    completed = subprocess.run([str(bin_folder / "bootmark"), "study", "verify", s1], cwd=folder, env=environment,
-                               capture_output=True, text=True, timeout=COMMAND_SECONDS, check=False)
+
+    from bootmark import workspace
+
+    s1 = next(
+        path
+        for (study_id, _), (path, _) in report.newest_study_receipts(
+            workspace.find(str(REPOSITORY)).receipt_directory("study")
+        ).items()
+        if study_id == "S1"
+    )
+    completed = subprocess.run(
+        [str(bin_folder / "bootmark"), "study", "verify", s1],
+        cwd=folder,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=COMMAND_SECONDS,
+        check=False,
+    )
     assert completed.returncode == 2 and "Traceback" not in completed.stderr
     assert "pip install 'bootmark[peers]'" in completed.stderr
 
@@ -149,8 +195,11 @@ def test_a_new_user_runs_every_job_from_an_empty_folder(installed, tmp_path):
     assert not changed, f"files written into the virtual environment: {changed[:10]}"
     assert _snapshot(REPOSITORY / "receipts") == before["checkout"], "files written into the checkout's receipts"
     assert _run(["git", "status", "--porcelain"], cwd=REPOSITORY).stdout == checkout_status
-    written_at_home = [path for path in _snapshot(home)
-                       if not path.startswith((str(home / ".cache") + os.sep, str(home / ".config") + os.sep))]
+    written_at_home = [
+        path
+        for path in _snapshot(home)
+        if not path.startswith((str(home / ".cache") + os.sep, str(home / ".config") + os.sep))
+    ]
     assert not written_at_home, f"files written outside the user's cache and config folders: {written_at_home[:10]}"
     assert list((home / ".cache" / "bootmark").glob("numba-*")), "the engine's kernels were not cached"
     for expected in ("bootmark.toml", "protocols", "receipts/studies", "receipts/bench", "runs"):

@@ -6,9 +6,9 @@ import pathlib
 import shutil
 
 import pytest
+from bootmark.studies import protocol
 
 from bootmark import workspace
-from bootmark.studies import protocol
 
 TEST_PROTOCOL = pathlib.Path(__file__).parent / "protocols" / "CI-v1.toml"
 
@@ -54,9 +54,14 @@ def test_the_repository_is_its_own_workspace(unpinned):
     assert found.root == str(repository) and found.config_file == str(repository / "pyproject.toml")
 
 
-@pytest.mark.parametrize("text, words", [('reciepts = "r"\n', "unknown key(s) reciepts"),
-                                         ("receipts = 3\n", "receipts must be a folder path"),
-                                         ("receipts = [\n", "is not valid TOML")])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ('reciepts = "r"\n', "unknown key(s) reciepts"),
+        ("receipts = 3\n", "receipts must be a folder path"),
+        ("receipts = [\n", "is not valid TOML"),
+    ],
+)
 def test_a_bad_config_is_refused_by_name(tmp_path, unpinned, text, words):
     (tmp_path / "bootmark.toml").write_text(text)
     with pytest.raises(workspace.WorkspaceError, match=words.replace("(", r"\(").replace(")", r"\)")):
@@ -92,8 +97,11 @@ def test_a_study_defined_twice_names_both_files(tmp_path, monkeypatch):
     workspace.init(str(tmp_path))
     monkeypatch.setenv(workspace.ENVIRONMENT_VARIABLE, str(tmp_path))
     shutil.copy(os.path.join(protocol.PROTOCOL_DIRECTORY, "S4-v1.toml"), tmp_path / "protocols")
-    with pytest.raises(protocol.ProtocolError, match=r"S4-v1 is defined twice, in .*studies/protocols/S4-v1.toml "
-                                                     r"and in .*/protocols/S4-v1.toml"):
+    with pytest.raises(
+        protocol.ProtocolError,
+        match=r"S4-v1 is defined twice, in .*studies/protocols/S4-v1.toml "
+        r"and in .*/protocols/S4-v1.toml",
+    ):
         protocol.registered()
 
 
