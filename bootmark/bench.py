@@ -49,7 +49,12 @@ a non-finite statistic, or engine reduce disagreeing with materialize-then-reduc
 import os
 import sys
 
+import numba
 import numpy as np
+from tqdm import tqdm
+
+from bootmark import engine
+from bootmark.simulate import ar1
 
 from . import provenance, receipts, timing
 
@@ -122,7 +127,6 @@ def parse_filters(text):
 
 
 def engine_method(name):
-    from bootmark import engine
 
     if name == "residual_wild":
         return engine.ResidualBootstrap(engine.AR(1), engine.Wild("rademacher"))
@@ -150,13 +154,13 @@ def ar1_slopes(paths):
 
 def _model_series(n):
     """An AR(1) path with phi = MODEL_PHI from numpy's default_rng(n), burn-in 500 (studies.dgp.ar1)."""
-    from bootmark.studies.dgp import ar1
 
     return ar1(n, MODEL_PHI, seed=n)
 
 
 def arch_path(name, x, n_bootstraps):
     """Zero-argument callable: arch 8.0.0's resampler for ``name`` applying np.mean B times."""
+    # peer: arch loads scipy and pandas; imported only when an arch path is timed
     from arch.bootstrap import CircularBlockBootstrap, IIDBootstrap, MovingBlockBootstrap, StationaryBootstrap
 
     def run():
@@ -175,6 +179,7 @@ def arch_path(name, x, n_bootstraps):
 
 
 def _tsbootstrap_path(name, x, n_bootstraps):
+    # optional peer (the peers extra); imported only when its path is timed
     import tsbootstrap as tb
 
     if name == "residual_wild":
@@ -202,6 +207,8 @@ def _tsbootstrap_path(name, x, n_bootstraps):
 
 def _floor_paths(name, x, n_bootstraps, materialized):
     """The floors of a cell (module docstring), as zero-argument callables."""
+    # late on purpose: floors reads engine internals that older source trees, timed by
+    # `bootmark versus` workers through this module, may not have
     from . import floors
 
     n = x.shape[0]
@@ -222,6 +229,8 @@ def _floor_paths(name, x, n_bootstraps, materialized):
 
 def materialize_timed(n, n_bootstraps):
     """Whether a cell times materialize: B x n float64 within the default memory budget."""
+    # late on purpose: older source trees, timed by `bootmark versus` workers through this
+    # module, have no DEFAULT_MEMORY_BUDGET
     from bootmark.engine import DEFAULT_MEMORY_BUDGET
 
     return n * n_bootstraps * 8 <= DEFAULT_MEMORY_BUDGET
@@ -241,8 +250,6 @@ def cell_series(name, n):
     """The series a cell resamples: an AR(1) path for model methods, else numpy's
     default_rng(n) standard normals."""
     if name in INTERVAL_METHODS:
-        from bootmark.studies.dgp import ar1
-
         return ar1(n, INTERVAL_PHI, seed=n)
     return _model_series(n) if name in MODEL_METHODS else np.random.default_rng(n).standard_normal(n)
 
@@ -252,7 +259,6 @@ def engine_reduce_path(name, x, n_bootstraps):
     AR(1) slope column of ``ar_coef`` for model methods, else the mean), seed 1.
 
     ``bootmark.head_to_head`` times this same callable against another revision's engine."""
-    from bootmark import engine
 
     method = engine_method(name)
     if name in INTERVAL_METHODS:
@@ -265,7 +271,6 @@ def engine_reduce_path(name, x, n_bootstraps):
 def interval_path(x, method, kind, n_bootstraps):
     """Zero-argument callable: the whole ``kind`` interval of the mean of ``x`` (block
     length resolved, replicates drawn and reduced, bounds), as an array (lower, upper)."""
-    from bootmark import engine
 
     return lambda: np.array(
         tuple(engine.conf_int(x, "mean", method, alpha=INTERVAL_ALPHA, kind=kind, n_bootstraps=n_bootstraps, seed=1))[
@@ -276,7 +281,6 @@ def interval_path(x, method, kind, n_bootstraps):
 
 def cell_paths(name, n, n_bootstraps, sentinel, skipped):
     """The zero-argument callables timed in one cell, reference path first."""
-    from bootmark import engine
 
     method = engine_method(name)
     x = cell_series(name, n)
@@ -325,7 +329,6 @@ def check_statistics(paths, label):
 
 def measure_cell(name, n, n_bootstraps, sentinel, warmups, samples, skipped, progress=None):
     """One cell's receipt entry (times, summaries, ratios with intervals)."""
-    import numba
 
     label = f"{name} n={n} B={n_bootstraps}{' sentinel' if sentinel else ''}"
     paths = cell_paths(name, n, n_bootstraps, sentinel, skipped)
@@ -393,7 +396,6 @@ def run_grid(cells, warmups=3, samples=15, profile="custom", show_progress=True)
 
 
 def _progress_bar(total, show):
-    from tqdm import tqdm
 
     return tqdm(total=total, desc="bench rounds", unit="round", file=sys.stderr, disable=not show, smoothing=0.1)
 

@@ -36,6 +36,7 @@ _CORENAME_SYMBOLS = (
 
 
 def _numpy_openblas_libraries():
+    # late on purpose: loading numpy fixes the OpenBLAS kernel this module pins first
     import numpy
 
     site = os.path.dirname(os.path.dirname(os.path.abspath(numpy.__file__)))

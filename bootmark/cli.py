@@ -24,56 +24,52 @@ import os
 import sys
 import traceback
 
-from . import __version__
+from bootmark.reference.errors import BootmarkError
+from bootmark.reference.indices import STREAM_VERSION
+from bootmark.studies import cli as study_cli
+from bootmark.studies.peers import PeerNotInstalledError
+from bootmark.studies.protocol import ProtocolError
+from bootmark.studies.runner import StudyError
+from bootmark.studies.truth import TruthMissingError
+
+from . import __version__, bench, compare, head_to_head, memory, receipts, scoreboard, workspace
+from .bench import TripwireError
+from .compare import ComparisonError
+from .doctor import report
+from .example import render_s1
+from .gate import run_gate
+from .head_to_head import HeadToHeadError
+from .memory import MemoryRunError
+from .receipts import ReceiptError
+from .usage import UsageError
+from .workspace import WorkspaceError
 
 __all__ = ["main", "UsageError", "OK", "FINDING", "USAGE", "STOPPED", "BUG", "INTERRUPTED"]
 
 OK, FINDING, USAGE, STOPPED, BUG, INTERRUPTED = 0, 1, 2, 3, 70, 130
 
 
-class UsageError(Exception):
-    """A user error the command line reports in one line, exit 2."""
-
-
-def _user_errors():
-    """Exception types that are the user's to fix, reported in one line (exit 2)."""
-    from bootmark.reference.errors import BootmarkError
-    from bootmark.studies.peers import PeerNotInstalledError
-    from bootmark.studies.protocol import ProtocolError
-
-    from .compare import ComparisonError
-    from .head_to_head import HeadToHeadError
-    from .receipts import ReceiptError
-    from .workspace import WorkspaceError
-
-    return (
-        UsageError,
-        WorkspaceError,
-        ReceiptError,
-        ProtocolError,
-        PeerNotInstalledError,
-        BootmarkError,
-        ComparisonError,
-        HeadToHeadError,
-        OSError,
-    )
-
-
-def _stopped_errors():
-    """Exception types that mean a run was stopped on purpose (exit 3)."""
-    from bootmark.studies.runner import StudyError
-
-    from .bench import TripwireError
-    from .memory import MemoryRunError
-
-    return (TripwireError, MemoryRunError, StudyError)
+# Exception types that are the user's to fix, reported in one line (exit 2).
+USER_ERRORS = (
+    UsageError,
+    TruthMissingError,
+    WorkspaceError,
+    ReceiptError,
+    ProtocolError,
+    PeerNotInstalledError,
+    BootmarkError,
+    ComparisonError,
+    HeadToHeadError,
+    OSError,
+)
+# Exception types that mean a run was stopped on purpose (exit 3).
+STOPPED_ERRORS = (TripwireError, MemoryRunError, StudyError)
 
 
 # ------------------------------------------------------------------------------ verbs
 
 
 def _init(args):
-    from . import workspace
 
     written = workspace.init(args.directory)
     root = os.path.abspath(args.directory)
@@ -86,8 +82,6 @@ def _init(args):
 
 def _doctor(args):
     """The report, even when the workspace is unusable (then said last, exit 2)."""
-    from . import workspace
-    from .doctor import report
 
     try:
         found = _use_workspace(args.workspace)
@@ -99,14 +93,12 @@ def _doctor(args):
 
 
 def _example(args):
-    from .example import render_s1
 
     print(render_s1(args.n_bootstraps, args.seed, args.alpha))
     return OK
 
 
 def _bench_cells(profile, filters_text):
-    from . import bench
 
     try:
         cells = bench.select(bench.grid(profile), bench.parse_filters(filters_text))
@@ -126,14 +118,12 @@ def _bench_cells(profile, filters_text):
 
 def _writable_receipt_folder(directory, kind, no_write):
     """Check before a long run, not after it, that its receipt can be written."""
-    from . import workspace
 
     if not no_write:
         workspace.writable_directory(kind, directory)
 
 
 def _write(receipt, directory, kind, no_write):
-    from . import receipts, workspace
 
     if no_write:
         print("(receipt not written: --no-write)")
@@ -142,7 +132,6 @@ def _write(receipt, directory, kind, no_write):
 
 
 def _bench(args):
-    from . import bench
 
     if args.samples < 3 or args.warmups < 0:
         raise UsageError(
@@ -162,8 +151,6 @@ def _bench(args):
 
 
 def _compare(args):
-    from . import compare
-    from .receipts import ReceiptError
 
     for path in (args.old, args.new):
         if not os.path.isfile(path):
@@ -181,7 +168,6 @@ def _compare(args):
 
 
 def _versus(args):
-    from . import head_to_head
 
     cells = _bench_cells("quick", args.cells)
     verdict = head_to_head.compare_revisions(
@@ -192,13 +178,11 @@ def _versus(args):
 
 
 def _gate(args):
-    from .gate import run_gate
 
     return run_gate(args.tolerance, show_progress=not args.no_progress)
 
 
 def _memory(args):
-    from . import memory
 
     _writable_receipt_folder(args.output_dir, "memory", args.no_write)
     receipt = memory.run_sweep(show_progress=not args.no_progress)
@@ -208,7 +192,6 @@ def _memory(args):
 
 
 def _scoreboard(args):
-    from . import scoreboard
 
     if args.receipt:
         if args.readme:
@@ -228,7 +211,6 @@ def _scoreboard(args):
 
 
 def _study(args):
-    from bootmark.studies import cli as study_cli
 
     return study_cli.dispatch(args, sys.argv[1:] if args.from_shell else None)
 
@@ -238,9 +220,6 @@ def _study(args):
 
 def build_parser():
     """The argument parser of every verb (each sets ``handler``)."""
-    from bootmark.studies import cli as study_cli
-
-    from . import bench, head_to_head, memory
 
     parser = argparse.ArgumentParser(
         prog="bootmark", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -354,7 +333,6 @@ def build_parser():
 
 
 def _version_line():
-    from bootmark.reference.indices import STREAM_VERSION
 
     return f"bootmark {__version__} (stream version {STREAM_VERSION})"
 
@@ -362,7 +340,6 @@ def _version_line():
 def _use_workspace(explicit):
     """Resolve the workspace once and export it, so library defaults, worker processes and
     re-executed commands all use the same folder."""
-    from . import workspace
 
     found = workspace.find(explicit)
     os.environ[workspace.ENVIRONMENT_VARIABLE] = found.root
@@ -386,11 +363,11 @@ def main(argv=None):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return OK
     except Exception as error:  # noqa: BLE001 - sorted below into user errors, stops and bugs
-        if isinstance(error, _stopped_errors()):
+        if isinstance(error, STOPPED_ERRORS):
             kind = "TRIPWIRE" if "Tripwire" in type(error).__name__ else "stopped"
             print(f"bootmark {verb}: {kind}: {error}", file=sys.stderr)
             return STOPPED
-        if isinstance(error, _user_errors()):
+        if isinstance(error, USER_ERRORS):
             print(f"bootmark {verb}: {_one_line(error)}", file=sys.stderr)
             return USAGE
         traceback.print_exc()

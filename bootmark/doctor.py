@@ -11,6 +11,12 @@ import os
 import platform
 import sys
 
+import numba
+
+from bootmark.engine.cache import cache_directory
+from bootmark.reference.indices import STREAM_VERSION
+from bootmark.studies import protocol
+
 from . import __version__, blas, provenance, workspace
 
 __all__ = ["EXTRAS", "report"]
@@ -47,7 +53,6 @@ def _workspace_lines(found, problem):
             found = workspace.find()
         except workspace.WorkspaceError as error:
             return [f"workspace: UNUSABLE: {error}"]
-    from bootmark.studies import protocol
 
     own = protocol.protocol_files(found.protocols) if os.path.isdir(found.protocols) else []
     return [
@@ -62,10 +67,6 @@ def report(found: "workspace.Workspace | None" = None, problem: "Exception | Non
     """The doctor's report (module docstring) on the workspace ``found`` (default: the one
     :func:`bootmark.workspace.find` finds now), or on the ``problem`` that made the chosen
     workspace unusable."""
-    import numba
-
-    from bootmark.engine.cache import cache_directory
-    from bootmark.reference.indices import STREAM_VERSION
 
     lines = [
         f"bootmark {__version__} (stream version {STREAM_VERSION}): {_source_line()}",

@@ -41,7 +41,11 @@ import tarfile
 import tempfile
 import time
 
+import numba
 import numpy as np
+from tqdm import tqdm
+
+import bootmark
 
 from . import provenance, timing
 from .compare import PASS, REGRESSION
@@ -157,7 +161,6 @@ def _import_engine(tree):
     first on ``bootmark``'s package path, so both twins come from it while the harness stays
     this installation's. Older revisions import a top-level ``reference``: the tree goes
     first on ``sys.path`` and its ``engine`` is registered under the new name."""
-    import bootmark
 
     if "bootmark.engine" in sys.modules or "bootmark.reference" in sys.modules:
         raise HeadToHeadError("the engine was imported before the tree was chosen; the worker must import it first")
@@ -188,8 +191,8 @@ def serve(arguments):
     tree, request = arguments[0], json.loads(arguments[1])
     replies, sys.stdout = sys.stdout, sys.stderr  # stdout carries the protocol and nothing else
     _import_engine(tree)
-    import numba
 
+    # late on purpose: bench imports the engine, which must come from the tree _import_engine chose
     from . import bench
 
     method, n, n_bootstraps, sentinel = request["cell"]
@@ -281,7 +284,6 @@ def compare_trees(
     the largest |current - baseline| statistic and ``regressed``."""
     _check_settings(tolerance, threaded_tolerance, rounds)
     threaded_tolerance = tolerance if threaded_tolerance is None else threaded_tolerance
-    from tqdm import tqdm
 
     rows = []
     trees = {BASELINE: baseline_tree, CURRENT: current_tree}

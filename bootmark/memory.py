@@ -23,6 +23,8 @@ import json
 import subprocess
 import sys
 
+from tqdm import tqdm
+
 from . import provenance, receipts
 from .bench import BLOCK_LENGTH
 
@@ -96,7 +98,6 @@ def measure(path, n_bootstraps, budget=16 * 2**30, n=SIZE):
 
 def run_sweep(replicates=REPLICATES, show_progress=True):
     """Measure every point and return the sealed receipt (not yet written)."""
-    from tqdm import tqdm
 
     started = provenance.collect()
     skipped = {}

@@ -16,6 +16,11 @@ import platform
 import subprocess
 import sys
 
+import numba
+
+from . import __version__
+from .blas import loaded_coretype
+
 PEERS = ("numpy", "numba", "pandas", "arch", "tsbootstrap")
 CODE_FOLDERS = ("engine", "reference", "bootmark", "studies", "scripts", "asv")
 
@@ -100,10 +105,9 @@ def versions():
     """Versions of Python, the peers and bootmark, the stream version, and the OpenBLAS
     kernel numpy runs (``openblas_coretype``: the peers' last bits depend on it, see
     :mod:`bootmark.blas`)."""
+    # late on purpose: `bootmark versus` workers import this module before they choose
+    # which source tree's twins to load (head_to_head._import_engine)
     from bootmark.reference.indices import STREAM_VERSION
-
-    from . import __version__
-    from .blas import loaded_coretype
 
     found = {name: package_version(name) for name in PEERS}
     return {
@@ -118,7 +122,6 @@ def versions():
 def threading_state():
     """Numba's thread count and threading layer (the layer is known once a parallel
     region has run; "unknown" before)."""
-    import numba
 
     try:
         layer = numba.threading_layer()

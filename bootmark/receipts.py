@@ -21,6 +21,9 @@ import re
 import tempfile
 from importlib import resources
 
+import jsonschema
+from referencing import Registry, Resource
+
 SCHEMA_VERSION = 1
 KINDS = ("bench", "memory", "study", "truth", "process")
 # Study receipts hold thousands of per-series floats: one line each would triple their size.
@@ -36,8 +39,6 @@ def _schema_text(name):
 
 
 def _validator(kind):
-    import jsonschema
-    from referencing import Registry, Resource
 
     provenance = json.loads(_schema_text("provenance"))
     registry = (

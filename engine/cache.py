@@ -25,6 +25,8 @@ import hashlib
 import os
 import sys
 
+from numba.core import config
+
 __all__ = ["CACHE_VARIABLE", "cache_directory", "install_locator"]
 
 CACHE_VARIABLE = "BOOTMARK_CACHE_DIR"
@@ -50,8 +52,6 @@ def _sources_hash():
 def cache_directory() -> str:
     """The folder the engine's kernels are cached in (module docstring), or Numba's
     ``NUMBA_CACHE_DIR`` when the user set one."""
-    from numba.core import config
-
     if config.CACHE_DIR:
         return config.CACHE_DIR
     base = os.environ.get(CACHE_VARIABLE) or os.path.join(
@@ -64,7 +64,8 @@ def install_locator() -> bool:
     """Put the engine's locator first in Numba's list (once); False when Numba lacks the
     classes it builds on, and the default rules apply."""
     try:
-        from numba.core import caching, config
+        # probed, not assumed: numba.core.caching's locator classes are private API
+        from numba.core import caching
     except ImportError:  # pragma: no cover - every supported Numba has numba.core.caching
         return False
     base = getattr(caching, "UserProvidedCacheLocator", None) or getattr(caching, "_UserProvidedCacheLocator", None)

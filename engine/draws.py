@@ -7,8 +7,9 @@ order, so rejections cost one more word exactly as in the reference.
 """
 
 import numpy as np
-from bootmark.reference.draws import Purpose
 from numba import njit
+
+from bootmark.reference.draws import Purpose
 
 from .philox import philox4x32_10
 

@@ -6,9 +6,10 @@ the three cannot drift apart. Replicate b's row depends only on (seed, b).
 """
 
 import numpy as np
+from numba import njit
+
 from bootmark.reference.indices import STREAM_VERSION
 from bootmark.reference.specs import IID, CircularBlock, MovingBlock, NonOverlappingBlock, StationaryBlock, TaperedBlock
-from numba import njit
 
 from .draws import BLOCK_LENGTH, BLOCK_START, COUNT, GUIDE_SHIFT, SPAN, THRESHOLDS, geometric_table, refill, refill_from
 from .keys import replicate_key, root_key

@@ -27,6 +27,7 @@ import math
 from statistics import NormalDist
 
 import numpy as np
+
 from bootmark.reference.intervals import (
     CALIBRATED,
     INTERVAL_KINDS,

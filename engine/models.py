@@ -47,6 +47,8 @@ any thread count and chunking, and the first B' replicates of a run equal a run 
 import math
 
 import numpy as np
+from numba import njit
+
 from bootmark.reference.models import (
     FIT_EXPLOSIVE,
     FIT_OK,
@@ -63,7 +65,6 @@ from bootmark.reference.models import (
     resolve_model,
 )
 from bootmark.reference.specs import IID, WILD_DISTRIBUTIONS, Wild
-from numba import njit
 
 from .blocklength import estimate_block_length
 from .data import Series

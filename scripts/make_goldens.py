@@ -23,6 +23,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bootmark import reference
 from bootmark.reference.data import as_series
 from bootmark.reference.draws import Purpose, WordStream
 from bootmark.reference.indices import STREAM_VERSION, index_rows
@@ -37,8 +38,6 @@ from bootmark.reference.models import (
     residual_indices,
     resolve_model,
 )
-
-from bootmark import reference
 
 SEEDS = [0, 42, 2**100 + 3]
 N = 17

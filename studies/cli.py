@@ -1,4 +1,4 @@
-"""``bootmark study list | run ID | verify RECEIPT | show RECEIPT | render``.
+"""``bootmark study list | run ID | verify RECEIPT | show RECEIPT | truth ID | render``.
 
 A study is named by its id (newest version), ``ID-vN``, or the path of a protocol file.
 The registered protocols S1 to S4 ship with bootmark; a workspace's ``protocols/`` folder
@@ -15,7 +15,17 @@ import argparse
 import os
 import sys
 
-from .protocol import REGISTERED_PROFILE
+from bootmark import blas, provenance, receipts, workspace
+from bootmark.receipts import ReceiptError, load_receipt
+from bootmark.usage import UsageError
+
+from . import multipliers, peers, protocol, report, runner, summary
+from . import protocol as protocols
+from . import truth as truths
+from .multipliers import render_table
+from .protocol import REGISTERED_PROFILE, ProtocolError
+from .runner import StudyError
+from .verify import verify
 
 OK, CRITERION_FAILED, USAGE, STOPPED = 0, 1, 2, 3
 
@@ -58,6 +68,14 @@ def add_parser(commands):
     show = actions.add_parser("show", help="print a receipt's coverage table, verdicts and published figures")
     show.add_argument("receipt")
     show.set_defaults(study_handler=_show)
+    truth = actions.add_parser(
+        "truth", help="compute and cache a study's Monte Carlo truths (run and verify do it first when missing)"
+    )
+    truth.add_argument("study", help="study id (newest version), ID-vN, or a protocol .toml path")
+    truth.add_argument(
+        "--profile", default=REGISTERED_PROFILE, help="the profile whose n need a truth (default: the registered one)"
+    )
+    truth.set_defaults(study_handler=_truth)
     render = actions.add_parser("render", help="coverage tables and charts from the newest receipts")
     render.add_argument("--readme", action="store_true", help="rewrite the workspace README's marked coverage section")
     render.set_defaults(study_handler=_render)
@@ -65,7 +83,6 @@ def add_parser(commands):
 
 
 def _list(args):
-    from . import protocol, report
 
     newest = report.newest_study_receipts()
     for found in protocol.registered():
@@ -89,10 +106,6 @@ def _list(args):
 
 
 def _run(args):
-    from bootmark import provenance
-
-    from . import peers, runner, summary
-    from . import protocol as protocols
 
     found = protocols.find(args.study)
     if found.kind == "coverage":
@@ -101,8 +114,6 @@ def _run(args):
     if args.workers < 1:
         raise protocols.ProtocolError(f"--workers must be at least 1, got {args.workers}")
     if not args.no_write:  # checked before the run, not after it
-        from bootmark import workspace
-
         workspace.writable_directory("study", args.output_dir)
     started = provenance.collect()
     if found.kind != "coverage":
@@ -123,7 +134,6 @@ def _run(args):
 
 def _record(args, kind, started, body, tag):
     """Write the receipt (unless --no-write); the exit code from the criteria judged."""
-    from bootmark import receipts, workspace
 
     if args.no_write:
         print("(receipt not written: --no-write)")
@@ -138,13 +148,8 @@ def _record(args, kind, started, body, tag):
 
 def _run_process(found, started, args):
     """A process study (S3): one pass over the replicates in this process; a ``process`` receipt."""
-    from bootmark import provenance
-
-    from . import multipliers
 
     if args.profile != REGISTERED_PROFILE or args.workers != 1 or args.scheduler or args.resume:
-        from .protocol import ProtocolError
-
         raise ProtocolError(
             f"{found.id} is a process study: it runs whole, in this process, in seconds "
             "(no --profile, --workers, --scheduler or --resume)"
@@ -156,10 +161,6 @@ def _run_process(found, started, args):
 
 
 def _verify(args):
-    from bootmark.receipts import ReceiptError, load_receipt
-
-    from .runner import StudyError
-    from .verify import verify
 
     if not os.path.isfile(args.receipt):
         raise ReceiptError(f"no receipt file {args.receipt!r}; name a study receipt, e.g. from receipts/studies/")
@@ -178,8 +179,6 @@ def _verify(args):
 def _require_peers_of(receipt):
     """A study receipt whose resamplers need a peer that is not installed cannot replay:
     say so in one line (PeerNotInstalledError) before any work."""
-    from . import peers
-    from . import protocol as protocols
 
     if receipt["kind"] != "study":
         return
@@ -189,9 +188,6 @@ def _require_peers_of(receipt):
 
 
 def _show(args):
-    from bootmark.receipts import ReceiptError, load_receipt
-
-    from . import summary
 
     if not os.path.isfile(args.receipt):
         raise ReceiptError(f"no receipt file {args.receipt!r}; name a study receipt, e.g. from receipts/studies/")
@@ -200,8 +196,6 @@ def _show(args):
         raise ReceiptError(f"{args.receipt} is a {load_receipt(args.receipt)['kind']} receipt, not a study receipt")
     study = body["study"]
     if study.get("kind") == "multiplier_autocorrelation":
-        from .multipliers import render_table
-
         print(f"{study['id']} v{study['version']}: {study['title']} ({body['design']['replicates']} replicates)")
         print(render_table(body["results"]))
         return OK
@@ -213,10 +207,22 @@ def _show(args):
     return OK
 
 
-def _render(args):
-    from bootmark.cli import UsageError
+def _truth(args):
+    """The explicit truth step of a study (studies.truth.ensure_truths), on its own."""
+    found = protocols.find(args.study)
+    if found.kind != "coverage":
+        raise ProtocolError(f"{found.id} is a process study: it has no truth to compute")
+    profile = found.profile(args.profile)
+    paths = truths.ensure_truths(found.process(), profile.n, found.statistic)
+    if not paths:
+        print(f"{found.id}-v{found.version}: every truth is a closed form; nothing to compute")
+        return OK
+    for n, path in zip(profile.n, paths, strict=True):
+        print(f"n = {n}: {path}")
+    return OK
 
-    from . import report
+
+def _render(args):
 
     try:
         if args.readme:
@@ -232,7 +238,6 @@ def _render(args):
 def _pin_blas_kernel(command_line):
     """Re-execute this command with the OpenBLAS kernel pinned (:mod:`bootmark.blas`),
     when it is not and the command came from a shell (``command_line``, not None)."""
-    from bootmark import blas
 
     if command_line is None or os.environ.get(blas.CORETYPE_VARIABLE) == blas.PINNED_CORETYPE:
         return

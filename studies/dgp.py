@@ -23,8 +23,9 @@ from fractions import Fraction
 from types import MappingProxyType
 
 import numpy as np
+
 from bootmark.reference.errors import ErrorCode, InvalidParameterError
-from bootmark.reference.validation import as_integer
+from bootmark.simulate import ar1, arma_path, series_length
 
 
 @dataclass(frozen=True)
@@ -39,13 +40,6 @@ class Truth:
     standard_error: float
     source: str
     monte_carlo_error: float = 0.0
-
-
-def _length(n):
-    n = as_integer(n, "n", ErrorCode.DATA_SHAPE, "pass the series length as an int >= 2")
-    if n < 2:
-        raise InvalidParameterError(ErrorCode.DATA_SHAPE, "n", f"must be >= 2, got {n}", "pass n >= 2")
-    return n
 
 
 def _check_sd(value, name):
@@ -66,36 +60,6 @@ def _check_stationary_ar(coefficients, name):
             f"{tuple(coefficients)} is not stationary",
             "pass coefficients whose AR polynomial has all roots outside the unit circle",
         )
-
-
-def _arma_path(n, ar, ma, innovation_sd, burn_in, seed):
-    """x_t = sum_k ar[k] x_{t-1-k} + e_t + sum_k ma[k] e_{t-1-k}, zero start, burn-in dropped."""
-    n = _length(n)
-    burn_in = as_integer(burn_in, "burn_in", ErrorCode.DATA_SHAPE, "pass burn_in as an int >= 0")
-    shocks = np.random.default_rng(seed).standard_normal(n + burn_in) * innovation_sd
-    path = np.zeros(n + burn_in)
-    for t in range(n + burn_in):
-        value = shocks[t]
-        for k, coefficient in enumerate(ar):
-            if t - 1 - k >= 0:
-                value += coefficient * path[t - 1 - k]
-        for k, coefficient in enumerate(ma):
-            if t - 1 - k >= 0:
-                value += coefficient * shocks[t - 1 - k]
-        path[t] = value
-    return path[burn_in:]
-
-
-def ar1(n, phi, *, innovation_sd=1.0, burn_in=500, seed):
-    """An AR(1) path x_t = phi x_{t-1} + e_t, e_t ~ N(0, innovation_sd**2), x_0 = 0.
-
-    The first ``burn_in`` values are dropped so the returned ``n`` values (float64
-    array) are close to stationarity. ``seed`` seeds ``numpy.random.default_rng``.
-    """
-    _length(n)
-    if not -1.0 < phi < 1.0:
-        raise InvalidParameterError(ErrorCode.DATA_SHAPE, "phi", f"{phi} is not stationary", "pass |phi| < 1")
-    return _arma_path(n, (phi,), (), innovation_sd, burn_in, seed)
 
 
 def ar1_mean_standard_error(n, phi, innovation_sd=1.0):
@@ -190,7 +154,7 @@ class AR1:
 
     def truth(self, n, statistic="mean"):
         if statistic == "ar1_slope":
-            return _slope_truth(autocorrelations((self.phi,)), _length(n))
+            return _slope_truth(autocorrelations((self.phi,)), series_length(n))
         _only_mean(statistic, "ar1")
         return Truth(
             0.0,
@@ -215,16 +179,16 @@ class AR3:
         _check_sd(self.innovation_sd, "innovation_sd")
 
     def sample(self, n, seed):
-        return _arma_path(n, (self.phi1, self.phi2, self.phi3), (), self.innovation_sd, self.burn_in, seed)
+        return arma_path(n, (self.phi1, self.phi2, self.phi3), (), self.innovation_sd, self.burn_in, seed)
 
     def truth(self, n, statistic="mean"):
         if statistic == "ar1_slope":
-            return _slope_truth(autocorrelations((self.phi1, self.phi2, self.phi3)), _length(n))
+            return _slope_truth(autocorrelations((self.phi1, self.phi2, self.phi3)), series_length(n))
         _only_mean(statistic, "ar3")
         long_run_sd = self.innovation_sd / abs(1.0 - self.phi1 - self.phi2 - self.phi3)
         return Truth(
             0.0,
-            long_run_sd / math.sqrt(_length(n)),
+            long_run_sd / math.sqrt(series_length(n)),
             "closed form: mean 0; SE sqrt(LRV/n), LRV = sd**2 / (1 - phi1 - phi2 - phi3)**2",
         )
 
@@ -244,14 +208,14 @@ class ARMA11:
         _check_sd(self.innovation_sd, "innovation_sd")
 
     def sample(self, n, seed):
-        return _arma_path(n, (self.phi,), (self.theta,), self.innovation_sd, self.burn_in, seed)
+        return arma_path(n, (self.phi,), (self.theta,), self.innovation_sd, self.burn_in, seed)
 
     def truth(self, n, statistic="mean"):
         _only_mean(statistic, "arma11")
         long_run_sd = self.innovation_sd * abs(1.0 + self.theta) / (1.0 - self.phi)
         return Truth(
             0.0,
-            long_run_sd / math.sqrt(_length(n)),
+            long_run_sd / math.sqrt(series_length(n)),
             "closed form: mean 0; SE sqrt(LRV/n), LRV = sd**2 (1 + theta)**2 / (1 - phi)**2",
         )
 
@@ -278,7 +242,7 @@ class HeteroskedasticAR1:
 
     def shock_scales(self, n):
         """The n - 1 shock standard deviations s_1..s_{n-1}."""
-        steps = _length(n) - 1
+        steps = series_length(n) - 1
         return np.where(np.arange(steps) < steps // 2, self.first_sd, self.second_sd)
 
     def sample_many(self, n, draws, generator):
@@ -294,7 +258,13 @@ class HeteroskedasticAR1:
     def sample(self, n, seed):
         return self.sample_many(n, 1, np.random.default_rng(seed))[0]
 
+    # No closed form: the truth is a Monte Carlo estimate, cached as a truth receipt by an
+    # explicit step (studies.truth.ensure_truths, `bootmark study truth`), never here.
+    monte_carlo_truth = True
+
     def truth(self, n, statistic="ar1_slope"):
+        """Refuse: this process's truth is a Monte Carlo estimate (a truth receipt). Ask
+        :func:`bootmark.studies.truth.truth_of` for it; this method computes nothing."""
         if statistic != "ar1_slope":
             raise InvalidParameterError(
                 ErrorCode.STATISTIC,
@@ -302,9 +272,12 @@ class HeteroskedasticAR1:
                 f"heteroskedastic_ar1 has no truth for {statistic!r}",
                 "use statistic = 'ar1_slope'",
             )
-        from .truth import heteroskedastic_slope_truth
-
-        return heteroskedastic_slope_truth(self, n)
+        raise InvalidParameterError(
+            ErrorCode.STATISTIC,
+            "statistic",
+            f"the truth of heteroskedastic_ar1 at n = {n} is a Monte Carlo estimate kept in a truth receipt",
+            "call bootmark.studies.truth.truth_of(process, n, statistic), after `bootmark study truth <STUDY>`",
+        )
 
 
 def ols_ar1_slope(paths):

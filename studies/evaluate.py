@@ -11,7 +11,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bootmark import engine
+from bootmark.engine.api import calibration_points, studentization
+from bootmark.engine.intervals import bootstrap_standard_error, interval
+
 from .dgp import ols_ar1_slope
+from .peers import PEER_RESAMPLERS
 
 SEED_WORDS = 4
 
@@ -48,7 +53,6 @@ def _engine_replicates(spec, x, protocol, seed):
     kernel (``"ar_coef"``, column 1); for any other method it is computed on each
     resampled path by ``studies.dgp.ols_ar1_slope``.
     """
-    from bootmark import engine
 
     method = spec.method()
     if protocol.statistic == "mean":
@@ -75,8 +79,6 @@ def _block_length(method):
 
 
 def _engine_outcome(spec, x, protocol, seed):
-    from bootmark.engine.api import calibration_points, studentization
-    from bootmark.engine.intervals import bootstrap_standard_error, interval
 
     result, replicates, point = _engine_replicates(spec, x, protocol, seed)
     bounds = []
@@ -91,7 +93,6 @@ def _engine_outcome(spec, x, protocol, seed):
 
 
 def _peer_outcome(spec, x, protocol, seed):
-    from .peers import PEER_RESAMPLERS
 
     peer = PEER_RESAMPLERS[spec.peer]
     bounds, point, standard_error, length = [], None, None, None

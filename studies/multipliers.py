@@ -23,7 +23,13 @@ import hashlib
 import math
 from dataclasses import dataclass
 
+from tqdm import tqdm
+
+from bootmark.engine import models
 from bootmark.receipts import canonical_json
+from bootmark.reference.models import block_count
+
+from .peers import peer_versions
 
 KIND = "multiplier_autocorrelation"
 CRITERION_TESTS = ("law_within", "published_within")
@@ -133,8 +139,6 @@ def parse(table, text, file_name, field, positive, error):
 
 def multiplier_process(protocol, replicate):
     """v_0 .. v_{length-1} of one replicate: the engine's block multipliers on its phase grid."""
-    from bootmark.engine import models
-    from bootmark.reference.models import block_count
 
     length, size = protocol.length, protocol.block_length
     offset = models.block_offset(size, protocol.root_seed, replicate)
@@ -144,7 +148,6 @@ def multiplier_process(protocol, replicate):
 
 def estimate(protocol, show_progress=False):
     """{lag: (estimate, mc_se, sd of the per-replicate means)} over all replicates."""
-    from tqdm import tqdm
 
     per_replicate = {lag: [] for lag in protocol.lags}
     for replicate in tqdm(range(protocol.replicates), disable=not show_progress, desc=protocol.id, unit="replicate"):
@@ -213,7 +216,6 @@ def results_hash(results):
 
 def run(protocol, show_progress=True):
     """The receipt body of a process study."""
-    from .peers import peer_versions
 
     results = results_of(protocol, estimate(protocol, show_progress))
     return {

@@ -67,6 +67,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 import numpy as np
+
+from bootmark.provenance import package_version
 from bootmark.reference.errors import (
     DataTypeError,
     ErrorCode,
@@ -75,8 +77,6 @@ from bootmark.reference.errors import (
     ParameterTypeError,
 )
 from bootmark.reference.validation import check_alpha, check_n_bootstraps, check_seed
-
-from bootmark.provenance import package_version
 
 #: Inner replicates of arch's nested bootstrap for kind "studentized", per outer replicate.
 #: arch's default is 1000, which costs B * 1000 resamples: 45 s a call at n=200, B=999 on
@@ -317,6 +317,7 @@ def _arch_interval(class_name):
 
 def _tsbootstrap_moving_block(x, alpha, kind, n_bootstraps, seed):
     tsbootstrap = _import("tsbootstrap")
+    # optional peer (the peers extra)
     from tsbootstrap.block.pwsd import optimal_block_length
 
     length = optimal_block_length(x, kind="circular")  # exactly what block_length="auto" resolves to

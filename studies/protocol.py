@@ -38,7 +38,13 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+from dataclasses import fields
+
+from bootmark import engine, workspace
+
+from . import multipliers
 from .dgp import make_process
+from .peers import PEER_RESAMPLERS
 
 # The registered protocols that ship with bootmark (package data); a workspace's own
 # protocols/ folder adds to them.
@@ -87,7 +93,6 @@ class ResamplerSpec:
 
     def method(self):
         """The engine's method spec (engine resamplers only)."""
-        from bootmark import engine
 
         settings = dict(self.settings)
         if self.engine == "IID":
@@ -256,8 +261,6 @@ def _resampler(table, where):
             )
         settings = tuple((key, table[key]) for key in ENGINE_SETTINGS if key in table)
     else:
-        from .peers import PEER_RESAMPLERS
-
         if peer not in PEER_RESAMPLERS:
             raise ProtocolError(f"{where} ({name}): unknown peer {peer!r}; use one of {', '.join(PEER_RESAMPLERS)}")
         bad = [kind for kind in kinds if kind not in PEER_RESAMPLERS[peer].kinds]
@@ -307,7 +310,6 @@ def _criterion(table, where, resamplers, ns):
 
 def _published(table, where):
     """A :class:`PublishedFigure` from one ``[[published]]`` table; unknown keys refused."""
-    from dataclasses import fields
 
     known = [f.name for f in fields(PublishedFigure)]
     unknown = sorted(set(table) - set(known))
@@ -334,8 +336,6 @@ def parse(text, file_name):
     if not match or match["id"] != study_id or int(match["version"]) != version:
         raise ProtocolError(f"{where}: the file must be named {study_id}-v{version}.toml (its id and version)")
     if table.get("kind", "coverage") != "coverage":
-        from . import multipliers
-
         if table["kind"] != multipliers.KIND:
             raise ProtocolError(
                 f"{where}: unknown study kind {table['kind']!r}; use 'coverage' or {multipliers.KIND!r}"
@@ -467,7 +467,6 @@ def protocol_paths(directory=None):
     ProtocolError
         The same ``ID-vN`` is defined twice (the message names both files).
     """
-    from bootmark import workspace
 
     if directory is not None:
         folders = [directory]

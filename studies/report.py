@@ -38,9 +38,11 @@ def chart_path(body, directory=None):
 
 def draw_chart(body, path):
     """Delivered coverage with Wilson 95% bars against the nominal level; one panel per study."""
+    # heavy (matplotlib): loaded only when a chart is drawn
     import matplotlib
 
     matplotlib.use("Agg")
+    # heavy (matplotlib): loaded only when a chart is drawn
     import matplotlib.pyplot as plt
 
     rows = body["results"]["coverage"]
@@ -96,6 +98,7 @@ def draw_chart(body, path):
 
 def _save(figure, axes, body, size, path):
     """Title, grid and a PNG without a timestamp, so a re-render of the same receipt is identical."""
+    # heavy (matplotlib): loaded only when a chart is drawn
     import matplotlib.pyplot as plt
 
     axes.set_title(f"{body['study']['id']} v{body['study']['version']}: {body['study']['title']} ({size})", fontsize=9)
@@ -147,9 +150,11 @@ def render_study(body, receipt_path, chart_link=None):
 
 def draw_process_chart(body, path):
     """The multiplier autocorrelation with MC error bars, the triangular law and the published figures."""
+    # heavy (matplotlib): loaded only when a chart is drawn
     import matplotlib
 
     matplotlib.use("Agg")
+    # heavy (matplotlib): loaded only when a chart is drawn
     import matplotlib.pyplot as plt
 
     rows, size = body["results"]["lags"], body["design"]["block_length"]

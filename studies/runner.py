@@ -28,12 +28,17 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 
+import numba
+from tqdm import tqdm
+
 from bootmark import blas, provenance, workspace
 from bootmark.receipts import canonical_json
 
 from . import summary
 from .evaluate import evaluate, series_seeds
+from .peers import peer_versions
 from .protocol import parse
+from .truth import ensure_truths, truth_of
 
 # Test hook only: seconds each chunk waits before returning, so a test can kill a run
 # midway. It changes when chunks finish, never what they hold.
@@ -116,7 +121,6 @@ def run_chunk(protocol_text, file_name, profile_name, n, first, last):
 def _set_one_numba_thread():
     # Workers share the machine's cores; one Numba thread each avoids oversubscription
     # (results do not depend on the thread count).
-    import numba
 
     numba.set_num_threads(1)
 
@@ -142,7 +146,10 @@ def _process_pool(work, protocol, profile_name, workers):
 
 def _dask(work, protocol, profile_name, address):
     try:
+        # optional extra (bootmark[cluster])
         from distributed import Client
+
+        # optional extra (bootmark[cluster])
         from distributed import as_completed as dask_completed
     except ImportError:
         raise StudyError("--scheduler needs dask.distributed: pip install 'bootmark[cluster]'") from None
@@ -269,7 +276,6 @@ class _Progress:
     """A tqdm bar with the running coverage of each (resampler, kind)."""
 
     def __init__(self, protocol, profile, total, initial, show):
-        from tqdm import tqdm
 
         self.bar = tqdm(
             total=total,
@@ -279,7 +285,8 @@ class _Progress:
             dynamic_ncols=True,
             desc=f"{protocol.id} {profile.name}",
         )
-        self.truth = {n: protocol.process().truth(n, protocol.statistic).value for n in profile.n}
+        process = protocol.process()
+        self.truth = {n: truth_of(process, n, protocol.statistic).value for n in profile.n}
         self.tally = {}
 
     def add(self, chunk, advance=True):
@@ -303,6 +310,14 @@ class _Progress:
 
     def close(self):
         self.bar.close()
+
+
+def _say(line):
+    print(line, flush=True)
+
+
+def _quiet(line):
+    """Swallow a step's progress line (show_progress=False)."""
 
 
 def _executor(workers, scheduler):
@@ -330,6 +345,8 @@ def run_study(
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise StudyError(f"workers must be an int >= 1, got {workers!r}")
     profile = protocol.profile(profile_name)
+    # the explicit truth step: a Monte Carlo truth is computed (once) before the run needs it
+    ensure_truths(protocol.process(), profile.n, protocol.statistic, report=_say if show_progress else _quiet)
     run_directory = run_directory or default_run_directory(protocol, profile_name)
     done = open_run_directory(run_directory, protocol, profile, resume)
     work = [unit for unit in chunks(protocol, profile) if (unit[0], unit[1]) not in done]
@@ -396,7 +413,7 @@ def results_of(protocol, profile, done):
     process = protocol.process()
     cells = []
     for n in profile.n:
-        truth = process.truth(n, protocol.statistic)
+        truth = truth_of(process, n, protocol.statistic)
         cells.append(
             {
                 "n": n,
@@ -427,7 +444,6 @@ def results_hash(results):
 
 def assemble(protocol, profile, done, execution):
     """The receipt body of a finished run."""
-    from .peers import peer_versions
 
     missing = [unit for unit in chunks(protocol, profile) if (unit[0], unit[1]) not in done]
     if missing:

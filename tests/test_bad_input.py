@@ -14,6 +14,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+
+from bootmark import engine, reference
 from bootmark.reference.errors import (
     BlockLengthWarning,
     BootmarkError,
@@ -23,8 +25,6 @@ from bootmark.reference.errors import (
     InvalidParameterError,
     ParameterTypeError,
 )
-
-from bootmark import engine, reference
 
 TWINS = [reference, engine]
 

@@ -21,16 +21,16 @@ import numba
 import numpy as np
 import pandas as pd
 import pytest
-from bootmark.engine import parallel as engine_parallel
-from bootmark.reference.errors import ErrorCode, InvalidParameterError, ParameterTypeError
-from bootmark.reference.indices import row_builder
-from bootmark.reference.keys import MASK64, inner_root, mix64, replicate_key, replicate_word, root_key
-from bootmark.studies.dgp import ar1
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_engine_api import mean_bound
 
 from bootmark import engine, reference
+from bootmark.engine import parallel as engine_parallel
+from bootmark.reference.errors import ErrorCode, InvalidParameterError, ParameterTypeError
+from bootmark.reference.indices import row_builder
+from bootmark.reference.keys import MASK64, inner_root, mix64, replicate_key, replicate_word, root_key
+from bootmark.studies.dgp import ar1
 
 U = 2.0**-53
 TWINS = [reference, engine]

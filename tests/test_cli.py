@@ -68,6 +68,7 @@ BAD_ARGUMENTS = {
     ),
     "study show": (["study", "show", "{root}/missing.json"], "no receipt file"),
     "study render": (["study", "render"], "no study receipt"),
+    "study truth": (["study", "truth", "S3"], "has no truth to compute"),
 }
 
 
@@ -129,9 +130,8 @@ def test_a_missing_peer_is_one_line_naming_the_extra(folders, tmp_path):
 
 
 def _committed_receipt(study_id):
-    from bootmark.studies import report
-
     from bootmark import workspace
+    from bootmark.studies import report
 
     newest = report.newest_study_receipts(workspace.find().receipt_directory("study"))
     return next(path for (found, _), (path, _) in newest.items() if found == study_id)

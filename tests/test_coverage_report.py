@@ -3,9 +3,9 @@
 import os
 
 import pytest
-from bootmark.studies import report
 
 from bootmark import workspace
+from bootmark.studies import report
 
 
 @pytest.fixture(scope="module")

@@ -9,13 +9,13 @@ import math
 from statistics import NormalDist
 
 import pytest
+from scipy import stats
+
+from bootmark import reference
 from bootmark.reference import indices as indices_module
 from bootmark.reference.draws import Purpose, WordStream, geometric_table
 from bootmark.reference.indices import index_rows
 from bootmark.reference.keys import replicate_key, root_key
-from scipy import stats
-
-from bootmark import reference
 
 FAMILY_ALPHA = 1e-4
 

@@ -12,12 +12,12 @@ import numba
 import numpy as np
 import pandas as pd
 import pytest
-from bootmark.engine import parallel as engine_parallel
-from bootmark.engine import reduce as engine_reduce
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bootmark import engine, reference
+from bootmark.engine import parallel as engine_parallel
+from bootmark.engine import reduce as engine_reduce
 
 U = 2.0**-53
 SPECS = [

@@ -19,17 +19,17 @@ import warnings
 import numba
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from test_models import NEAR_UNIT_ROOT, ar_series, lstsq_fit
+
+from bootmark import engine, reference
 from bootmark.engine import models as engine_models
 from bootmark.engine import parallel as engine_parallel
 from bootmark.engine.data import as_array
 from bootmark.reference import models as reference_models
 from bootmark.reference.data import as_series
 from bootmark.reference.keys import replicate_key, root_key
-from hypothesis import assume, given, settings
-from hypothesis import strategies as st
-from test_models import NEAR_UNIT_ROOT, ar_series, lstsq_fit
-
-from bootmark import engine, reference
 
 U = 2.0**-53
 seeds = st.integers(min_value=0, max_value=(1 << 128) - 1)

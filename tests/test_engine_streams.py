@@ -7,6 +7,11 @@ library reference twin, which computes the same streams through its own arithmet
 import numba
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_philox import known_answer_mismatches
+
+from bootmark import reference
 from bootmark.engine import draws as engine_draws
 from bootmark.engine import parallel as engine_parallel
 from bootmark.engine.indices import index_matrix
@@ -16,11 +21,6 @@ from bootmark.engine.philox import philox4x32_10 as engine_philox
 from bootmark.reference.draws import geometric_table
 from bootmark.reference.indices import index_rows
 from bootmark.reference.keys import replicate_key, root_key
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from test_philox import known_answer_mismatches
-
-from bootmark import reference
 
 seeds = st.integers(min_value=0, max_value=(1 << 128) - 1)
 SPECS = [

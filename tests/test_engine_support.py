@@ -29,6 +29,13 @@ import warnings
 from decimal import Decimal
 from itertools import pairwise
 
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from scipy.signal import lfilter
+
 import bootmark.engine.blocklength as eb
 import bootmark.engine.data as ed
 import bootmark.engine.intervals as ei
@@ -37,9 +44,6 @@ import bootmark.reference.blocklength as rb
 import bootmark.reference.data as rd
 import bootmark.reference.intervals as ri
 import bootmark.reference.taper as rt
-import numpy as np
-import pandas as pd
-import pytest
 from bootmark.reference.errors import (
     BlockLengthWarning,
     BootmarkError,
@@ -48,9 +52,6 @@ from bootmark.reference.errors import (
     InvalidParameterError,
 )
 from bootmark.reference.specs import IID, CircularBlock, MovingBlock, NonOverlappingBlock, StationaryBlock, TaperedBlock
-from hypothesis import assume, given, settings
-from hypothesis import strategies as st
-from scipy.signal import lfilter
 
 SETTINGS = settings(deadline=None, max_examples=60)
 BLOCK_LENGTH_REL = 1e-10

@@ -18,15 +18,15 @@ import warnings
 
 import numpy as np
 import pytest
-from bootmark.engine import models as engine_models
-from bootmark.reference import models as reference_models
-from bootmark.reference.draws import Purpose
-from bootmark.reference.keys import replicate_key, root_key
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_models import ar_series, lstsq_fit
 
 from bootmark import engine, reference
+from bootmark.engine import models as engine_models
+from bootmark.reference import models as reference_models
+from bootmark.reference.draws import Purpose
+from bootmark.reference.keys import replicate_key, root_key
 
 EXACT_INNOVATIONS = [
     reference.IID(),

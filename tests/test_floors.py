@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 import pytest
-from bootmark.reference.philox import philox4x32_10
 
 from bootmark import floors
+from bootmark.reference.philox import philox4x32_10
 
 FLOOR_KEY = 12345
 

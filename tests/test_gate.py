@@ -14,9 +14,9 @@ import subprocess
 import sys
 
 import pytest
-from bootmark.engine.parallel import NEGATIVE_CONTROL_SLEEP
 
 from bootmark import compare, gate, head_to_head, receipts
+from bootmark.engine.parallel import NEGATIVE_CONTROL_SLEEP
 
 
 def baseline_commit_is_here(tmp_path):

@@ -9,6 +9,7 @@ import pathlib
 import sys
 
 import pytest
+
 from bootmark.reference.indices import STREAM_VERSION
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

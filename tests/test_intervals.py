@@ -3,9 +3,9 @@
 import math
 
 import numpy as np
-from bootmark.studies.dgp import ar1
 
 from bootmark import reference
+from bootmark.studies.dgp import ar1
 
 
 def test_iid_percentile_interval_is_narrower_than_moving_block_on_ar1_for_most_seeds():

@@ -11,6 +11,10 @@ mapping every word without compaction gives rows the test rejects.
 
 import numpy as np
 import pytest
+from numba import njit
+from test_engine_api import mean_bound
+
+from bootmark import engine, reference
 from bootmark.engine import models as engine_models
 from bootmark.engine.draws import BLOCK_START, RESIDUAL_INDEX, refill_from
 from bootmark.engine.indices import (
@@ -28,10 +32,6 @@ from bootmark.engine.reduce import STREAM_MIN_N, accurate_sum, centre_columns, r
 from bootmark.reference import models as reference_models
 from bootmark.reference.keys import replicate_key as reference_replicate_key
 from bootmark.reference.keys import root_key as reference_root_key
-from numba import njit
-from test_engine_api import mean_bound
-
-from bootmark import engine, reference
 
 SEED = 20261203
 

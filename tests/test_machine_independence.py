@@ -24,13 +24,13 @@ import sys
 
 import numpy as np
 import pytest
-from bootmark.engine import intervals as engine_intervals
-from bootmark.reference import intervals as reference_intervals
-from bootmark.studies import protocol, runner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bootmark import blas
+from bootmark.engine import intervals as engine_intervals
+from bootmark.reference import intervals as reference_intervals
+from bootmark.studies import protocol, runner
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(TESTS)

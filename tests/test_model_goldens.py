@@ -14,9 +14,9 @@ import pathlib
 import sys
 
 import numpy as np
-from bootmark.reference.indices import STREAM_VERSION
 
 from bootmark import engine
+from bootmark.reference.indices import STREAM_VERSION
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))

@@ -22,6 +22,10 @@ from itertools import pairwise
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bootmark import reference
 from bootmark.reference import models
 from bootmark.reference.data import as_series
 from bootmark.reference.draws import Purpose, WordStream
@@ -37,10 +41,6 @@ from bootmark.reference.models import (
     resolve_model,
     synthetic_errors,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from bootmark import reference
 
 NEAR_UNIT_ROOT = [0.0, -0.45, -2.29, -0.71, 2.58, 2.96, 4.21, 5.41, 6.06, 6.67, 7.61, 6.96]
 

@@ -4,6 +4,7 @@ import dataclasses
 from itertools import pairwise
 
 import pytest
+
 from bootmark.studies import multipliers, protocol
 
 

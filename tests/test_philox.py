@@ -4,6 +4,7 @@ The vectors come from Random123's own test suite, not from this code.
 """
 
 import pytest
+
 from bootmark.reference import philox
 
 KNOWN_ANSWERS = [

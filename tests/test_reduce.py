@@ -38,12 +38,12 @@ from statistics import NormalDist
 
 import numpy as np
 import pytest
-from bootmark.reference import reduce as ref_reduce
-from bootmark.reference.specs import check_statistic
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bootmark import reference as twin
+from bootmark.reference import reduce as ref_reduce
+from bootmark.reference.specs import check_statistic
 
 # Hypothesis draws degenerate block lengths on purpose; their warning is tested elsewhere.
 pytestmark = pytest.mark.filterwarnings("ignore::reference.errors.BlockLengthWarning")

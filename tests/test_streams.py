@@ -4,14 +4,14 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from bootmark.reference.draws import MASK32, Purpose, WordStream, geometric_table
-from bootmark.reference.indices import index_rows, row_builder
-from bootmark.reference.keys import MASK64, mix64, replicate_key, root_key
-from bootmark.reference.philox import philox4x32_10
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bootmark import reference
+from bootmark.reference.draws import MASK32, Purpose, WordStream, geometric_table
+from bootmark.reference.indices import index_rows, row_builder
+from bootmark.reference.keys import MASK64, mix64, replicate_key, root_key
+from bootmark.reference.philox import philox4x32_10
 
 seeds = st.integers(min_value=0, max_value=(1 << 128) - 1)
 

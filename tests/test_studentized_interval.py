@@ -20,6 +20,10 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bootmark import engine, reference
 from bootmark.engine import intervals as engine_intervals
 from bootmark.engine import reduce as engine_reduce
 from bootmark.engine.api import studentization
@@ -27,10 +31,6 @@ from bootmark.reference import intervals as reference_intervals
 from bootmark.reference.errors import ErrorCode, InvalidDataError, InvalidParameterError
 from bootmark.reference.intervals import fixed_b_standard_error
 from bootmark.studies.dgp import ar1
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from bootmark import engine, reference
 
 METHODS = [
     reference.IID(),

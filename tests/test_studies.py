@@ -9,7 +9,10 @@ import os
 
 import numpy as np
 import pytest
+
+from bootmark.reference.errors import InvalidParameterError
 from bootmark.studies import dgp, protocol, summary
+from bootmark.studies import truth as truths
 from bootmark.studies.evaluate import series_seeds
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
@@ -54,7 +57,7 @@ def test_ar1_is_the_published_recursion():
 def test_heteroskedastic_truth_matches_the_published_monte_carlo():
     # docs/published-figures.md: true SE 0.045326 from 200,000 draws; both estimates carry an
     # MC error of sd / sqrt(2 (draws - 1)).
-    truth = dgp.HeteroskedasticAR1().truth(600)
+    truth = truths.truth_of(dgp.HeteroskedasticAR1(), 600, "ar1_slope")  # the committed truth receipt
     assert truth.value == 0.5
     combined = math.sqrt(2.0) * truth.monte_carlo_error
     assert abs(truth.standard_error - 0.045326) < 3 * combined
@@ -286,3 +289,26 @@ name = "engine.StationaryBlock(5)"''',
     with pytest.raises(protocol.ProtocolError, match="observed ones"):
         protocol.parse(text, "CI-v1.toml")
     protocol.parse(text.replace("order = 2", "order = 1"), "CI-v1.toml")  # the fused refit keeps the observed lags
+
+
+def test_a_process_without_a_closed_form_is_pure_and_its_truth_an_explicit_step(tmp_path):
+    """Asking the process computes and writes nothing; truth_of only reads; ensure_truths is
+    the one step that computes, once. Negative control: before that step truth_of refuses."""
+    process = dgp.HeteroskedasticAR1()
+    with pytest.raises(InvalidParameterError, match="Monte Carlo estimate"):
+        process.truth(80)
+    folder = tmp_path / "truth"
+    with pytest.raises(truths.TruthMissingError, match="bootmark study truth"):
+        truths.truth_of(process, 80, "ar1_slope", str(folder), draws=500, seed=3)
+    assert not folder.exists() or not list(folder.iterdir())
+    lines = []
+    [path] = truths.ensure_truths(process, (80,), "ar1_slope", str(folder), draws=500, seed=3, report=lines.append)
+    assert "computing the Monte Carlo truth" in lines[0] and path in lines[1]
+    again = []
+    assert truths.ensure_truths(process, (80,), "ar1_slope", str(folder), draws=500, seed=3, report=again.append) == (
+        path,
+    )
+    assert again == []  # cached: nothing computed, nothing said
+    found = truths.truth_of(process, 80, "ar1_slope", str(folder), draws=500, seed=3)
+    assert found.value == 0.5 and "500 draws" in found.source
+    assert truths.ensure_truths(dgp.AR1(0.5), (80,), "mean") == ()  # a closed form needs no step

@@ -14,9 +14,10 @@ from dataclasses import FrozenInstanceError
 from statistics import NormalDist
 from types import MappingProxyType
 
-import bootmark.studies.peers as peers
 import numpy as np
 import pytest
+
+import bootmark.studies.peers as peers
 from bootmark.reference.errors import (
     DataTypeError,
     ErrorCode,

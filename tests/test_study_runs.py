@@ -17,10 +17,10 @@ import sys
 import time
 
 import pytest
-from bootmark.studies import evaluate, protocol, runner
-from bootmark.studies.verify import verify
 
 from bootmark import blas, receipts, workspace
+from bootmark.studies import evaluate, protocol, runner
+from bootmark.studies.verify import verify
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 CI_PROTOCOL = os.path.join(TESTS, "protocols", "CI-v1.toml")

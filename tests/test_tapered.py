@@ -4,9 +4,9 @@ import math
 
 import numpy as np
 import pytest
-from bootmark.reference.taper import taper_weights, window_value
 
 from bootmark import reference
+from bootmark.reference.taper import taper_weights, window_value
 
 
 @pytest.mark.parametrize("window", ["tukey", "bartlett", "hann"])

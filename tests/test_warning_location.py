@@ -10,9 +10,9 @@ import warnings
 
 import numpy as np
 import pytest
-from bootmark.reference import errors
 
 from bootmark import engine, reference
+from bootmark.reference import errors
 
 TWINS = [pytest.param(reference, id="reference"), pytest.param(engine, id="engine")]
 SERIES = [0.3, -0.1, 0.8, 1.2, 0.4, -0.6, -0.2, 0.9, 1.1, 0.5, -0.3, 0.2, 0.7, -0.4, 0.1, 0.6, 1.0, -0.5, 0.0, 0.35]

@@ -166,9 +166,8 @@ def test_a_new_user_runs_every_job_from_an_empty_folder(installed, tmp_path):
 
     # tsbootstrap is an extra this user did not install: verify of a receipt that needs it
     # says so in one line.
-    from bootmark.studies import report
-
     from bootmark import workspace
+    from bootmark.studies import report
 
     s1 = next(
         path

@@ -6,9 +6,9 @@ import pathlib
 import shutil
 
 import pytest
-from bootmark.studies import protocol
 
 from bootmark import workspace
+from bootmark.studies import protocol
 
 TEST_PROTOCOL = pathlib.Path(__file__).parent / "protocols" / "CI-v1.toml"
 
