@@ -3,7 +3,7 @@
 For each cell (method x n x B; block length 10, mean 10 for stationary) it times, in one
 process and interleaved (see ``bootmark.timing``):
 
-* ``engine_reduce``:      engine.bootstrap_reduce(x, method, "mean", B)   (the reference path)
+* ``engine_reduce``:      engine.bootstrap_reduce(x, method, "mean", B)   (the anchor path: every ratio's denominator)
 * ``engine_materialize``: engine.bootstrap(x, method, B).values().mean(axis=1)
 * ``arch``:               arch.bootstrap.XBootstrap(...).apply(np.mean, reps=B)
 * ``tsbootstrap``:        tsbootstrap.bootstrap_reduce(..., statistic="mean", backend="compiled")
@@ -66,7 +66,7 @@ MODEL_SIZES = (600, 5000)
 MODEL_PHI = 0.5
 # The "intervals" profile: what an interval kind costs against the percentile interval
 # with the same B, at S1-length's n, on its AR(1) (phi = 0.7) and its resampler
-# (MovingBlock("auto")). The reference path there is the whole percentile interval.
+# (MovingBlock("auto")). The anchor path there is the whole percentile interval.
 INTERVAL_METHODS = ("interval_mean",)
 INTERVAL_SIZES = (100, 200, 500, 1000, 2000)
 INTERVAL_REPLICATES = 999
@@ -79,7 +79,7 @@ SENTINEL_SIZE, SENTINEL_REPLICATES = 2000, 10000
 SCALE_CELLS = tuple((method, n, b) for n, b in ((100_000, 1000), (1_000_000, 100)) for method in METHODS)
 QUICK_CELLS = tuple((method, 2000, 999) for method in METHODS) + (("iid", 100_000, 1000),)
 FLOOR_PATHS = ("philox_floor", "gather_floor", "fill_fresh", "fill_touched")
-REFERENCE_PATH = "engine_reduce"
+ANCHOR_PATH = "engine_reduce"
 MATERIALIZE_PATH = "engine_materialize"
 
 
@@ -255,7 +255,7 @@ def cell_series(name, n):
 
 
 def engine_reduce_path(name, x, n_bootstraps):
-    """Zero-argument callable, the reference path: the engine's fused reduce of ``x`` (the
+    """Zero-argument callable, the anchor path: the engine's fused reduce of ``x`` (the
     AR(1) slope column of ``ar_coef`` for model methods, else the mean), seed 1.
 
     ``bootmark.head_to_head`` times this same callable against another revision's engine."""
@@ -280,11 +280,11 @@ def interval_path(x, method, kind, n_bootstraps):
 
 
 def cell_paths(name, n, n_bootstraps, sentinel, skipped):
-    """The zero-argument callables timed in one cell, reference path first."""
+    """The zero-argument callables timed in one cell, anchor path first."""
 
     method = engine_method(name)
     x = cell_series(name, n)
-    paths = {REFERENCE_PATH: engine_reduce_path(name, x, n_bootstraps)}
+    paths = {ANCHOR_PATH: engine_reduce_path(name, x, n_bootstraps)}
     if name in INTERVAL_METHODS:
         paths.update({kind: interval_path(x, method, kind, n_bootstraps) for kind in ("studentized", "calibrated")})
         return paths
@@ -316,7 +316,7 @@ def check_statistics(paths, label):
         if not np.all(np.isfinite(values)):
             raise TripwireError(f"{label}: path {name} returned a non-finite statistic; no receipt written")
     if MATERIALIZE_PATH in results:
-        reduce_values, materialized = results[REFERENCE_PATH], results[MATERIALIZE_PATH]
+        reduce_values, materialized = results[ANCHOR_PATH], results[MATERIALIZE_PATH]
         # Block algebra and pairwise sums differ from numpy's mean by a few ulps of the
         # data's scale (engine/reduce.py); 1e-9 leaves room for that and for nothing else.
         if reduce_values.shape != materialized.shape or not np.allclose(reduce_values, materialized, rtol=0, atol=1e-9):
@@ -344,7 +344,7 @@ def measure_cell(name, n, n_bootstraps, sentinel, warmups, samples, skipped, pro
     for path, samples_s in times.items():
         if not timing.all_positive(samples_s):
             raise TripwireError(f"{label}: path {path} was timed at zero or not at all; no receipt written")
-    reference = times[REFERENCE_PATH]
+    anchor = times[ANCHOR_PATH]
     cell = {
         "method": name,
         "n": n,
@@ -352,7 +352,7 @@ def measure_cell(name, n, n_bootstraps, sentinel, warmups, samples, skipped, pro
         "threads": threads,
         "sentinel": sentinel,
         "paths": {path: timing.summary(s) for path, s in times.items()},
-        "ratios": {path: timing.median_ratio(s, reference) for path, s in times.items() if path != REFERENCE_PATH},
+        "ratios": {path: timing.median_ratio(s, anchor) for path, s in times.items() if path != ANCHOR_PATH},
     }
     if MATERIALIZE_PATH in times and "arch" in times:
         # arch's apply() also hands every resample to a Python statistic; tsbootstrap's
@@ -360,7 +360,7 @@ def measure_cell(name, n, n_bootstraps, sentinel, warmups, samples, skipped, pro
         cell["materialize_ratios"] = {"arch": timing.median_ratio(times["arch"], times[MATERIALIZE_PATH])}
     floors = {
         path: floor
-        for path, floor in ((REFERENCE_PATH, "gather_floor"), (MATERIALIZE_PATH, "fill_fresh"))
+        for path, floor in ((ANCHOR_PATH, "gather_floor"), (MATERIALIZE_PATH, "fill_fresh"))
         if path in times and floor in times
     }
     if floors:
@@ -388,7 +388,7 @@ def run_grid(cells, warmups=3, samples=15, profile="custom", show_progress=True)
         "warmups": warmups,
         "samples": samples,
         "block_length": BLOCK_LENGTH,
-        "reference_path": REFERENCE_PATH,
+        "reference_path": ANCHOR_PATH,  # the receipt key keeps its first name: receipts stay byte-compatible
         "skipped_paths": skipped,
         "cells": measured,
     }
@@ -424,7 +424,7 @@ def render_interval_costs(receipt):
             else ("NO" if studentized["ci_low"] > INTERVAL_COST_BAR else "unclear")
         )
         lines.append(
-            f"| {cell['n']} | {cell['n_bootstraps']} | {paths[REFERENCE_PATH]['median_s'] * 1e3:.2f} | "
+            f"| {cell['n']} | {cell['n_bootstraps']} | {paths[ANCHOR_PATH]['median_s'] * 1e3:.2f} | "
             f"{paths['studentized']['median_s'] * 1e3:.2f} | {studentized['median']:.2f} "
             f"({studentized['ci_low']:.2f}-{studentized['ci_high']:.2f}) | {verdict} | "
             f"{paths['calibrated']['median_s'] * 1e3:.1f} | {calibrated['median']:.0f} |"
@@ -443,9 +443,7 @@ def render_table(receipt):
     for cell in receipt["body"]["cells"]:
         name = cell["method"] + (" (sentinel)" if cell["sentinel"] else "")
         # Floors have their own table (``render_scaling``); here the contest only.
-        comparisons = [
-            (REFERENCE_PATH, path, ratio) for path, ratio in cell["ratios"].items() if path not in FLOOR_PATHS
-        ]
+        comparisons = [(ANCHOR_PATH, path, ratio) for path, ratio in cell["ratios"].items() if path not in FLOOR_PATHS]
         comparisons += [(MATERIALIZE_PATH, path, ratio) for path, ratio in cell.get("materialize_ratios", {}).items()]
         for ours, theirs, ratio in comparisons:
             verdict = "fused gain" if theirs == MATERIALIZE_PATH else _verdict(ratio)
@@ -486,7 +484,7 @@ def render_targets(receipt):
     cells = [
         cell
         for cell in receipt["body"]["cells"]
-        if not cell["sentinel"] and "floor_ratios" in cell and REFERENCE_PATH in cell["floor_ratios"]
+        if not cell["sentinel"] and "floor_ratios" in cell and ANCHOR_PATH in cell["floor_ratios"]
     ]
     if not cells:
         return None
@@ -497,7 +495,7 @@ def render_targets(receipt):
         "|---|---:|---:|---|---|---|",
     ]
     for cell in cells:
-        to_floor = cell["floor_ratios"][REFERENCE_PATH]["median"]
+        to_floor = cell["floor_ratios"][ANCHOR_PATH]["median"]
         lines.append(
             f"| {cell['method']} | {cell['n']} | {cell['n_bootstraps']} | {to_floor:.2f}: "
             f"{'met' if to_floor <= FLOOR_TARGET else 'MISSED'} | "
@@ -507,7 +505,7 @@ def render_targets(receipt):
     return "\n".join(lines)
 
 
-SCALING_PATHS = (REFERENCE_PATH, "gather_floor", "philox_floor", MATERIALIZE_PATH, "fill_fresh", "arch", "tsbootstrap")
+SCALING_PATHS = (ANCHOR_PATH, "gather_floor", "philox_floor", MATERIALIZE_PATH, "fill_fresh", "arch", "tsbootstrap")
 
 
 def _exponent(points):
@@ -565,7 +563,7 @@ def render_scaling(receipt):
             lines.append(
                 f"| {method} | {path} | {' | '.join(values)} | {'–' if in_n is None else f'{in_n:.2f}'} | {shown_b} |"
             )
-            if path == REFERENCE_PATH and in_n is not None and abs(in_n - 1.0) > 0.1:
+            if path == ANCHOR_PATH and in_n is not None and abs(in_n - 1.0) > 0.1:
                 notes.append(f"{method}: engine_reduce's exponent in n is {in_n:.2f}")
     lines += [
         "",
@@ -578,7 +576,7 @@ def render_scaling(receipt):
         floors = cell.get("floor_ratios", {})
         shown = [
             f"{floors[p]['median']:.2f} ({floors[p]['ci_low']:.2f}-{floors[p]['ci_high']:.2f})" if p in floors else "–"
-            for p in (REFERENCE_PATH, MATERIALIZE_PATH)
+            for p in (ANCHOR_PATH, MATERIALIZE_PATH)
         ]
         lines.append(f"| {cell['method']} | {cell['n']} | {cell['n_bootstraps']} | {shown[0]} | {shown[1]} |")
     if notes:

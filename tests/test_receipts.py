@@ -183,7 +183,7 @@ def test_the_intervals_profile_times_each_kind_against_the_percentile_interval()
     cells = bench.grid("intervals")
     assert [c[:3] for c in cells] == [("interval_mean", n, 999) for n in (100, 200, 500, 1000, 2000)]
     paths = bench.cell_paths("interval_mean", 100, 40, False, {})
-    assert list(paths) == [bench.REFERENCE_PATH, "studentized", "calibrated"]
+    assert list(paths) == [bench.ANCHOR_PATH, "studentized", "calibrated"]
     bounds = {name: run() for name, run in paths.items()}
     assert all(b.shape == (2,) and b[0] < b[1] for b in bounds.values())
     # the percentile path is the engine's percentile interval, not another computation
@@ -191,7 +191,7 @@ def test_the_intervals_profile_times_each_kind_against_the_percentile_interval()
 
     x = bench.cell_series("interval_mean", 100)
     expected = engine.conf_int(x, "mean", engine.MovingBlock("auto"), alpha=0.10, n_bootstraps=40, seed=1)
-    assert bounds[bench.REFERENCE_PATH].tolist() == [expected.lower, expected.upper]
+    assert bounds[bench.ANCHOR_PATH].tolist() == [expected.lower, expected.upper]
     with pytest.raises(ValueError, match="'intervals'"):
         bench.grid("interval")
 
@@ -205,7 +205,7 @@ def test_interval_costs_render_the_bar_verdict_on_the_ratio_interval():
             "method": "interval_mean",
             "n": n,
             "n_bootstraps": 999,
-            "paths": {name: {"median_s": 0.001} for name in (bench.REFERENCE_PATH, "studentized", "calibrated")},
+            "paths": {name: {"median_s": 0.001} for name in (bench.ANCHOR_PATH, "studentized", "calibrated")},
             "ratios": {"studentized": studentized, "calibrated": ratio(150, 160, 170)},
         }
 
