@@ -168,10 +168,16 @@ def load_receipt(path):
         raise ReceiptError(f"{path}: not a JSON receipt ({error})") from None
     except OSError as error:
         raise ReceiptError(f"{path}: cannot be read ({error.strerror or error})") from None
-    _check(receipt, path)
+    return validate(receipt, path)
+
+
+def validate(receipt, where="receipt"):
+    """Check a receipt dict against its kind's schema and its content hash; return it.
+    Raises :class:`ReceiptError` naming ``where`` and the first field at fault."""
+    _check(receipt, where)
     if content_hash(receipt) != receipt["content_sha256"]:
         raise ReceiptError(
-            f"{path}: field $.content_sha256 does not match the content: the receipt was edited after it was written"
+            f"{where}: field $.content_sha256 does not match the content: the receipt was edited after it was written"
         )
     return receipt
 

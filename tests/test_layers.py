@@ -32,7 +32,7 @@ FOLDERS = {
     "reference": "bootmark.reference",
     "studies": "bootmark.studies",
 }
-CORE = {"blas", "provenance", "receipts", "timing", "workspace", "simulate", "usage"}
+CORE = {"blas", "provenance", "receipts", "records", "timing", "workspace", "simulate", "usage"}
 MEASURES = {"bench", "compare", "gate", "memory", "head_to_head", "floors", "scoreboard"}
 TOP = {"bootmark.cli", "bootmark.studies.cli", "bootmark.doctor", "bootmark.example"}
 

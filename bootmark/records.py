@@ -1,0 +1,405 @@
+"""Typed records of what receipts carry, for code that reads them.
+
+A receipt on disk is JSON (docs/receipts.md; the JSON Schemas in ``bootmark/schemas``).
+Code that reads one should not have to know its string keys: :func:`load` returns a
+:class:`Receipt` whose provenance is a :class:`Provenance` and whose body is a
+:class:`BenchBody` or a :class:`StudyBody` (bench and study receipts), or a read-only
+mapping (memory, process and truth receipts, whose shapes their own modules own).
+
+Every record is a frozen dataclass with one ``from_json`` / ``to_json`` pair, and the
+pair is exact: ``Record.from_json(d).to_json() == d`` for every committed receipt,
+numbers, nulls, absent optional keys and all (``tests/test_records.py`` checks each
+one, and that the receipt still validates against its schema and hash). So records
+never change a receipt's bytes: they are a reading of it, and writing goes through the
+same dicts as before.
+
+Conventions: JSON arrays become tuples, JSON objects keyed by names (paths, resamplers,
+interval kinds) become read-only mappings, and a key that some receipts omit is a field
+that defaults to None and is left out of ``to_json`` when None (listed in each class's
+``_OMITTED_WHEN_NONE``). Times are in seconds, as the keys ending ``_s`` say.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from . import receipts
+
+__all__ = [
+    "BenchBody",
+    "BenchCell",
+    "CellTruth",
+    "CoverageRow",
+    "CriterionVerdict",
+    "Machine",
+    "PathTiming",
+    "Provenance",
+    "PublishedComparison",
+    "Ratio",
+    "Receipt",
+    "ResamplerColumn",
+    "SourceState",
+    "StandardErrorRow",
+    "StudyBody",
+    "StudyCell",
+    "StudyResults",
+    "ThreadState",
+    "load",
+]
+
+
+def _frozen(mapping):
+    return MappingProxyType(dict(mapping))
+
+
+class _Record:
+    """``from_json`` / ``to_json`` by field, from the field annotations: a field typed as
+    a record converts through it, ``tuple[X, ...]`` from a list, ``Mapping[str, X]`` from
+    an object; anything else is taken as is (numbers, strings, booleans, None)."""
+
+    _OMITTED_WHEN_NONE: typing.ClassVar[frozenset] = frozenset()
+
+    @classmethod
+    def from_json(cls, data):
+        """The record of the JSON object ``data`` (a dict as ``json.load`` gives it)."""
+        hints = typing.get_type_hints(cls)
+        names = {field.name for field in dataclasses.fields(cls)}
+        unknown = set(data) - names
+        if unknown:
+            raise ValueError(f"{cls.__name__}: unexpected keys {sorted(unknown)}")
+        return cls(**{name: _from(hints[name], value) for name, value in data.items()})
+
+    def to_json(self):
+        """The JSON object this record was read from (keys in field order)."""
+        hints = typing.get_type_hints(type(self))
+        out = {}
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if value is None and field.name in self._OMITTED_WHEN_NONE:
+                continue
+            out[field.name] = _to(hints[field.name], value)
+        return out
+
+
+def _from(hint, value):
+    if value is None:
+        return None
+    origin, arguments = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        inner = [a for a in arguments if a is not type(None)]
+        return _from(inner[0], value) if len(inner) == 1 else value
+    if isinstance(hint, type) and issubclass(hint, _Record):
+        return hint.from_json(value)
+    if origin is tuple:
+        return tuple(_from(arguments[0], item) for item in value)
+    if origin in (Mapping, dict, typing.Mapping):
+        return _frozen({key: _from(arguments[1], item) for key, item in value.items()})
+    return value
+
+
+def _to(hint, value):
+    if value is None:
+        return None
+    origin, arguments = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        inner = [a for a in arguments if a is not type(None)]
+        return _to(inner[0], value) if len(inner) == 1 else value
+    if isinstance(value, _Record):
+        return value.to_json()
+    if origin is tuple:
+        return [_to(arguments[0], item) for item in value]
+    if origin in (Mapping, dict, typing.Mapping):
+        return {key: _to(arguments[1], item) for key, item in value.items()}
+    return value
+
+
+# ---------------------------------------------------------------------------------------
+# provenance (bootmark/schemas/provenance.schema.json)
+
+
+@dataclass(frozen=True)
+class Machine(_Record):
+    """The machine a receipt was made on; ``load_average`` is the 1, 5 and 15 minute loads."""
+
+    cpu_model: str
+    cores: int
+    load_average: tuple[float, ...]
+    governor: str | None
+    platform: str
+
+
+@dataclass(frozen=True)
+class ThreadState(_Record):
+    """Numba's thread count and threading layer when the receipt was made."""
+
+    numba_threads: int
+    threading_layer: str
+
+
+@dataclass(frozen=True)
+class SourceState(_Record):
+    """The bootmark checkout's commit (None outside git) and whether it was dirty."""
+
+    git_sha: str | None
+    dirty: bool | None
+
+
+@dataclass(frozen=True)
+class Provenance(_Record):
+    """Where, when, by what command and with which versions a receipt was made.
+
+    ``versions`` maps package names (and ``stream_version``, ``openblas_coretype``) to
+    their values; its keys grew over time, so it stays a mapping. Times are UTC,
+    ``YYYY-MM-DDTHH:MM:SSZ``."""
+
+    machine: Machine
+    versions: Mapping[str, object]
+    threads: ThreadState
+    source: SourceState
+    started_utc: str
+    command_line: tuple[str, ...]
+    finished_utc: str | None = None
+
+    _OMITTED_WHEN_NONE = frozenset({"finished_utc"})
+
+
+# ---------------------------------------------------------------------------------------
+# bench receipts (bootmark/schemas/bench.schema.json)
+
+
+@dataclass(frozen=True)
+class PathTiming(_Record):
+    """One timed path of a bench cell: every round's seconds, their median and minimum."""
+
+    samples_s: tuple[float, ...]
+    median_s: float
+    min_s: float
+
+
+@dataclass(frozen=True)
+class Ratio(_Record):
+    """The median of per-round time ratios (other path / this path; > 1: this one is
+    faster), with its moving-block bootstrap interval at ``confidence``."""
+
+    median: float
+    ci_low: float
+    ci_high: float
+    confidence: float
+    block_length: int
+
+
+@dataclass(frozen=True)
+class BenchCell(_Record):
+    """One cell of a bench grid: a method at series length ``n`` with ``n_bootstraps``
+    replicates on ``threads`` threads (``sentinel``: one thread, large B), the timings of
+    each path and the ratios of every path against the anchor path (and, where timed,
+    against the materializing path and the floors)."""
+
+    method: str
+    n: int
+    n_bootstraps: int
+    threads: int
+    sentinel: bool
+    paths: Mapping[str, PathTiming]
+    ratios: Mapping[str, Ratio]
+    materialize_ratios: Mapping[str, Ratio] | None = None
+    floor_ratios: Mapping[str, Ratio] | None = None
+
+    _OMITTED_WHEN_NONE = frozenset({"materialize_ratios", "floor_ratios"})
+
+
+@dataclass(frozen=True)
+class BenchBody(_Record):
+    """A bench receipt's body. ``reference_path`` is the anchor path (every ratio's
+    denominator); the key keeps its first name so receipts stay byte-compatible."""
+
+    profile: str
+    warmups: int
+    samples: int
+    block_length: int
+    reference_path: str
+    skipped_paths: Mapping[str, str]
+    cells: tuple[BenchCell, ...]
+
+
+# ---------------------------------------------------------------------------------------
+# study receipts (bootmark/schemas/study.schema.json)
+
+
+@dataclass(frozen=True)
+class CellTruth(_Record):
+    """The truth a study cell is judged against, its true SE and where both come from."""
+
+    value: float
+    standard_error: float
+    source: str
+    monte_carlo_error: float
+
+
+@dataclass(frozen=True)
+class ResamplerColumn(_Record):
+    """One resampler's per-series outcomes in a study cell: the point estimate, bootstrap
+    SE and resolved block length of each series, and each interval kind's bounds."""
+
+    point: tuple[float, ...]
+    standard_error: tuple[float, ...]
+    block_length: tuple[float, ...]
+    intervals: Mapping[str, Mapping[str, tuple[float, ...]]]
+
+
+@dataclass(frozen=True)
+class StudyCell(_Record):
+    """Every series' outcomes at one series length ``n``."""
+
+    n: int
+    truth: CellTruth
+    resamplers: Mapping[str, ResamplerColumn]
+
+
+@dataclass(frozen=True)
+class CoverageRow(_Record):
+    """Coverage of one (n, resampler, kind): hits of ``trials`` series, its Monte Carlo SE
+    and Wilson 95% interval, and the intervals' mean and median width (data units)."""
+
+    n: int
+    resampler: str
+    kind: str
+    hits: int
+    trials: int
+    coverage: float
+    mc_se: float
+    wilson_low: float
+    wilson_high: float
+    mean_width: float
+    median_width: float
+
+
+@dataclass(frozen=True)
+class StandardErrorRow(_Record):
+    """Mean bootstrap SE over true SE, and mean resolved block length, of one (n, resampler)."""
+
+    n: int
+    resampler: str
+    mean_se_ratio: float
+    mean_block_length: float
+
+
+@dataclass(frozen=True)
+class CriterionVerdict(_Record):
+    """A registered criterion's verdict: ``judged`` False when its cells were not run."""
+
+    id: str
+    statement: str
+    rationale: str
+    passed: bool
+    judged: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class PublishedComparison(_Record):
+    """Our figure beside a published one, with z combining both Monte Carlo errors."""
+
+    resampler: str
+    kind: str
+    n: int
+    ours: float | None
+    published: float
+    published_series: int | None
+    source: str
+    z: float | None
+    measure: str | None = None
+
+    _OMITTED_WHEN_NONE = frozenset({"measure"})
+
+
+@dataclass(frozen=True)
+class StudyResults(_Record):
+    """The deterministic part of a study receipt (what ``results_sha256`` hashes)."""
+
+    cells: tuple[StudyCell, ...]
+    coverage: tuple[CoverageRow, ...]
+    standard_errors: tuple[StandardErrorRow, ...]
+    criteria: tuple[CriterionVerdict, ...]
+    published: tuple[PublishedComparison, ...]
+
+
+@dataclass(frozen=True)
+class StudyBody(_Record):
+    """A study receipt's body; the protocol, profile, design, peers and execution stay
+    mappings (their keys are the protocol's, documented in docs/protocols.md)."""
+
+    study: Mapping[str, object]
+    profile: Mapping[str, object]
+    design: Mapping[str, object]
+    peers: Mapping[str, object]
+    execution: Mapping[str, object]
+    results_sha256: str
+    results: StudyResults
+
+
+# ---------------------------------------------------------------------------------------
+# the envelope
+
+_BODIES = {"bench": BenchBody, "study": StudyBody}
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """A loaded receipt: its ``kind``, schema version, provenance, body and content hash.
+
+    ``body`` is a :class:`BenchBody` or :class:`StudyBody` for those kinds, else a
+    read-only mapping of the JSON body."""
+
+    kind: str
+    schema_version: int
+    provenance: Provenance
+    body: object
+    content_sha256: str
+
+    @classmethod
+    def from_json(cls, data):
+        """The record of a receipt dict (as :func:`bootmark.receipts.load_receipt` gives it)."""
+        body_type = _BODIES.get(data["kind"])
+        body = body_type.from_json(data["body"]) if body_type else _deep_frozen(data["body"])
+        return cls(
+            data["kind"], data["schema_version"], Provenance.from_json(data["provenance"]), body, data["content_sha256"]
+        )
+
+    def to_json(self):
+        """The receipt dict this record was read from."""
+        body = self.body.to_json() if isinstance(self.body, _Record) else _thawed(self.body)
+        return {
+            "kind": self.kind,
+            "schema_version": self.schema_version,
+            "provenance": self.provenance.to_json(),
+            "body": body,
+            "content_sha256": self.content_sha256,
+        }
+
+
+def _deep_frozen(value):
+    if isinstance(value, dict):
+        return _frozen({key: _deep_frozen(item) for key, item in value.items()})
+    if isinstance(value, list):
+        return tuple(_deep_frozen(item) for item in value)
+    return value
+
+
+def _thawed(value):
+    if isinstance(value, Mapping):
+        return {key: _thawed(item) for key, item in value.items()}
+    if isinstance(value, tuple):
+        return [_thawed(item) for item in value]
+    return value
+
+
+def load(path):
+    """Load, validate (schema and hash: :func:`bootmark.receipts.load_receipt`) and type
+    the receipt at ``path``; a :class:`Receipt`."""
+    return Receipt.from_json(receipts.load_receipt(path))
