@@ -57,6 +57,7 @@ from bootmark import engine
 from bootmark.simulate import ar1
 
 from . import provenance, receipts, timing
+from .records import CellSpec
 
 METHODS = ("iid", "moving", "circular", "stationary")
 SIZES = (200, 2000, 10000)
@@ -88,7 +89,7 @@ class TripwireError(RuntimeError):
 
 
 def grid(profile):
-    """(method, n, B, sentinel) cells of a profile: "full" or "quick"."""
+    """The :class:`CellSpec` cells of a profile: "full", "quick" or "intervals"."""
     if profile == "full":
         cells = [(m, n, b) for m in METHODS for n in SIZES for b in REPLICATES]
         cells += list(SCALE_CELLS)
@@ -96,17 +97,25 @@ def grid(profile):
     elif profile == "quick":
         cells = list(QUICK_CELLS)
     elif profile == "intervals":
-        return [(m, n, INTERVAL_REPLICATES, False) for m in INTERVAL_METHODS for n in INTERVAL_SIZES]
+        return [CellSpec(m, n, INTERVAL_REPLICATES, False) for m in INTERVAL_METHODS for n in INTERVAL_SIZES]
     else:
         raise ValueError(f"profile must be 'full', 'quick' or 'intervals', got {profile!r}")
-    return [(m, n, b, False) for m, n, b in cells] + [(m, SENTINEL_SIZE, SENTINEL_REPLICATES, True) for m in METHODS]
+    return [CellSpec(m, n, b, False) for m, n, b in cells] + [
+        CellSpec(m, SENTINEL_SIZE, SENTINEL_REPLICATES, True) for m in METHODS
+    ]
 
 
 def select(cells, filters):
     """Cells matching every ``key=value`` filter (keys: method, n, B, sentinel)."""
 
     def keep(cell):
-        fields = {"method": cell[0], "n": str(cell[1]), "B": str(cell[2]), "sentinel": str(cell[3]).lower()}
+        cell = CellSpec(*cell)
+        fields = {
+            "method": cell.method,
+            "n": str(cell.n),
+            "B": str(cell.n_bootstraps),
+            "sentinel": str(cell.sentinel).lower(),
+        }
         return all(fields.get(key) == value for key, value in filters.items())
 
     unknown = set(filters) - {"method", "n", "B", "sentinel"}
@@ -127,7 +136,6 @@ def parse_filters(text):
 
 
 def engine_method(name):
-
     if name == "residual_wild":
         return engine.ResidualBootstrap(engine.AR(1), engine.Wild("rademacher"))
     if name in INTERVAL_METHODS:
@@ -154,7 +162,6 @@ def ar1_slopes(paths):
 
 def _model_series(n):
     """An AR(1) path with phi = MODEL_PHI from numpy's default_rng(n), burn-in 500 (studies.dgp.ar1)."""
-
     return ar1(n, MODEL_PHI, seed=n)
 
 
@@ -281,7 +288,6 @@ def interval_path(x, method, kind, n_bootstraps):
 
 def cell_paths(name, n, n_bootstraps, sentinel, skipped):
     """The zero-argument callables timed in one cell, anchor path first."""
-
     method = engine_method(name)
     x = cell_series(name, n)
     paths = {ANCHOR_PATH: engine_reduce_path(name, x, n_bootstraps)}
@@ -329,7 +335,6 @@ def check_statistics(paths, label):
 
 def measure_cell(name, n, n_bootstraps, sentinel, warmups, samples, skipped, progress=None):
     """One cell's receipt entry (times, summaries, ratios with intervals)."""
-
     label = f"{name} n={n} B={n_bootstraps}{' sentinel' if sentinel else ''}"
     paths = cell_paths(name, n, n_bootstraps, sentinel, skipped)
     threads_before = numba.get_num_threads()
@@ -396,7 +401,6 @@ def run_grid(cells, warmups=3, samples=15, profile="custom", show_progress=True)
 
 
 def _progress_bar(total, show):
-
     return tqdm(total=total, desc="bench rounds", unit="round", file=sys.stderr, disable=not show, smoothing=0.1)
 
 

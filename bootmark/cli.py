@@ -70,7 +70,6 @@ STOPPED_ERRORS = (TripwireError, MemoryRunError, StudyError)
 
 
 def _init(args):
-
     written = workspace.init(args.directory)
     root = os.path.abspath(args.directory)
     print(f"workspace ready at {root}")
@@ -82,7 +81,6 @@ def _init(args):
 
 def _doctor(args):
     """The report, even when the workspace is unusable (then said last, exit 2)."""
-
     try:
         found = _use_workspace(args.workspace)
     except workspace.WorkspaceError as error:
@@ -93,13 +91,11 @@ def _doctor(args):
 
 
 def _example(args):
-
     print(render_s1(args.n_bootstraps, args.seed, args.alpha))
     return OK
 
 
 def _bench_cells(profile, filters_text):
-
     try:
         cells = bench.select(bench.grid(profile), bench.parse_filters(filters_text))
     except ValueError as error:
@@ -107,10 +103,10 @@ def _bench_cells(profile, filters_text):
     if not cells:
         # name what this profile's grid holds, so the hint is right for every profile
         grid = bench.grid(profile)
-        methods = ", ".join(dict.fromkeys(cell[0] for cell in grid))
+        methods = ", ".join(dict.fromkeys(cell.method for cell in grid))
         raise UsageError(
             f"no cell of the {profile} grid matches {filters_text!r}; its methods are {methods}, "
-            f"n one of {sorted({cell[1] for cell in grid})}, B one of {sorted({cell[2] for cell in grid})}, "
+            f"n one of {sorted({cell.n for cell in grid})}, B one of {sorted({cell.n_bootstraps for cell in grid})}, "
             f"sentinel true/false"
         )
     return cells
@@ -118,13 +114,11 @@ def _bench_cells(profile, filters_text):
 
 def _writable_receipt_folder(directory, kind, no_write):
     """Check before a long run, not after it, that its receipt can be written."""
-
     if not no_write:
         workspace.writable_directory(kind, directory)
 
 
 def _write(receipt, directory, kind, no_write):
-
     if no_write:
         print("(receipt not written: --no-write)")
     else:
@@ -132,7 +126,6 @@ def _write(receipt, directory, kind, no_write):
 
 
 def _bench(args):
-
     if args.samples < 3 or args.warmups < 0:
         raise UsageError(
             f"--samples must be at least 3 (got {args.samples}) and --warmups at least 0 (got {args.warmups})"
@@ -151,7 +144,6 @@ def _bench(args):
 
 
 def _compare(args):
-
     for path in (args.old, args.new):
         if not os.path.isfile(path):
             raise UsageError(f"no receipt file {path!r}; name two bench receipts, e.g. from receipts/bench/")
@@ -163,27 +155,24 @@ def _compare(args):
     print(compare.render_markdown(verdict))
     if args.json:
         with open(args.json, "w") as stream:
-            json.dump(verdict, stream, indent=1, sort_keys=True)
-    return verdict["exit_code"]
+            json.dump(verdict.to_json(), stream, indent=1, sort_keys=True)
+    return verdict.exit_code
 
 
 def _versus(args):
-
     cells = _bench_cells("quick", args.cells)
     verdict = head_to_head.compare_revisions(
         args.revision, cells, args.tolerance, args.threaded_tolerance, args.rounds, show_progress=not args.no_progress
     )
     print(head_to_head.render_markdown(verdict))
-    return verdict["exit_code"]
+    return verdict.exit_code
 
 
 def _gate(args):
-
     return run_gate(args.tolerance, show_progress=not args.no_progress)
 
 
 def _memory(args):
-
     _writable_receipt_folder(args.output_dir, "memory", args.no_write)
     receipt = memory.run_sweep(show_progress=not args.no_progress)
     print(memory.render_table(receipt))
@@ -192,7 +181,6 @@ def _memory(args):
 
 
 def _scoreboard(args):
-
     if args.receipt:
         if args.readme:
             raise UsageError("--readme renders the workspace's newest receipts; drop RECEIPT to use it")
@@ -211,41 +199,36 @@ def _scoreboard(args):
 
 
 def _study(args):
-
     return study_cli.dispatch(args, sys.argv[1:] if args.from_shell else None)
 
 
 # ----------------------------------------------------------------------------- parser
 
 
-def build_parser():
-    """The argument parser of every verb (each sets ``handler``)."""
-
-    parser = argparse.ArgumentParser(
-        prog="bootmark", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--version", action="version", version=_version_line())
-    parser.add_argument(
-        "--workspace",
-        metavar="DIR",
-        help="the workspace folder (default: $BOOTMARK_WORKSPACE, else the nearest folder upward "
-        "with bootmark.toml or [tool.bootmark], else the current directory)",
-    )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="VERB")
-
+def _add_init(commands):
+    """The ``init`` verb: its arguments and handler."""
     init = commands.add_parser("init", help="make a folder a workspace: config, protocols/, receipts/, README")
     init.add_argument("directory", nargs="?", default=".", help="the folder (default: the current one)")
     init.set_defaults(handler=_init, needs_workspace=False)
 
+
+def _add_doctor(commands):
+    """The ``doctor`` verb: its arguments and handler."""
     doctor = commands.add_parser("doctor", help="versions, threads, caches, workspace, peers and extras")
     doctor.set_defaults(handler=_doctor, needs_workspace=False)
 
+
+def _add_example(commands):
+    """The ``example`` verb: its arguments and handler."""
     example = commands.add_parser("example", help="the S1 single-series example (docs/published-figures.md)")
     example.add_argument("--n-bootstraps", type=int, default=999, help="replicates per method (default 999)")
     example.add_argument("--seed", type=int, default=2026, help="bootstrap seed (default 2026)")
     example.add_argument("--alpha", type=float, default=0.10, help="two-sided tail probability (default 0.10)")
     example.set_defaults(handler=_example, needs_workspace=False)
 
+
+def _add_bench(commands):
+    """The ``bench`` verb: its arguments and handler."""
     timed = commands.add_parser(
         "bench",
         help="time the engine against arch and tsbootstrap; write a receipt",
@@ -267,6 +250,9 @@ def build_parser():
     timed.add_argument("--no-progress", action="store_true", help="no progress bar")
     timed.set_defaults(handler=_bench)
 
+
+def _add_compare(commands):
+    """The ``compare`` verb: its arguments and handler."""
     compared = commands.add_parser(
         "compare", help="compare two bench receipts (exit 0 pass, 1 regression, 2 incomparable)"
     )
@@ -282,6 +268,9 @@ def build_parser():
     compared.add_argument("--json", help="also write the machine-readable summary to this path")
     compared.set_defaults(handler=_compare)
 
+
+def _add_versus(commands):
+    """The ``versus`` verb: its arguments and handler."""
     versus = commands.add_parser(
         "versus",
         help="time a committed revision's engine against this checkout's, side "
@@ -302,11 +291,17 @@ def build_parser():
     versus.add_argument("--no-progress", action="store_true", help="no progress bar")
     versus.set_defaults(handler=_versus)
 
+
+def _add_gate(commands):
+    """The ``gate`` verb: its arguments and handler."""
     gated = commands.add_parser("gate", help="CI speed check: quick bench vs the workspace's newest quick receipt")
     gated.add_argument("--tolerance", type=float, default=1.25, help="allowed slow-down factor (default 1.25)")
     gated.add_argument("--no-progress", action="store_true", help="no progress bar")
     gated.set_defaults(handler=_gate)
 
+
+def _add_memory(commands):
+    """The ``memory`` verb: its arguments and handler."""
     swept = commands.add_parser(
         "memory",
         help="peak-memory sweep over B in fresh processes; write a receipt",
@@ -318,6 +313,9 @@ def build_parser():
     swept.add_argument("--no-progress", action="store_true", help="no progress bar")
     swept.set_defaults(handler=_memory)
 
+
+def _add_scoreboard(commands):
+    """The ``scoreboard`` verb: its arguments and handler."""
     board = commands.add_parser(
         "scoreboard",
         help="render the speed table of a bench receipt (default: the "
@@ -328,12 +326,46 @@ def build_parser():
     board.add_argument("--readme", action="store_true", help="rewrite the workspace README's marked scoreboard section")
     board.set_defaults(handler=_scoreboard)
 
+
+def _add_study(commands):
+    """The ``study`` verb group (``bootmark.studies.cli``)."""
     study_cli.add_parser(commands).set_defaults(handler=_study)
+
+
+# Each verb adds its own parser and handler: a new verb is one function and one entry here.
+VERBS = (
+    _add_init,
+    _add_doctor,
+    _add_example,
+    _add_bench,
+    _add_compare,
+    _add_versus,
+    _add_gate,
+    _add_memory,
+    _add_scoreboard,
+    _add_study,
+)
+
+
+def build_parser():
+    """The argument parser of every verb in :data:`VERBS` (each sets ``handler``)."""
+    parser = argparse.ArgumentParser(
+        prog="bootmark", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--version", action="version", version=_version_line())
+    parser.add_argument(
+        "--workspace",
+        metavar="DIR",
+        help="the workspace folder (default: $BOOTMARK_WORKSPACE, else the nearest folder upward "
+        "with bootmark.toml or [tool.bootmark], else the current directory)",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="VERB")
+    for add_verb in VERBS:
+        add_verb(commands)
     return parser
 
 
 def _version_line():
-
     return f"bootmark {__version__} (stream version {STREAM_VERSION})"
 
 

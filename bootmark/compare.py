@@ -26,8 +26,9 @@ versions or block lengths, and a cell is not judged across different thread coun
 """
 
 import statistics
+from dataclasses import dataclass
 
-from . import receipts
+from . import records
 
 PASS, REGRESSION, INCOMPARABLE = 0, 1, 2
 BOX_DRIFT = 0.10
@@ -39,17 +40,109 @@ class ComparisonError(ValueError):
     """The two receipts cannot be compared (different kinds, nothing in common)."""
 
 
+@dataclass(frozen=True)
+class ComparisonRow:
+    """The verdict on one matched cell (method, n, B, sentinel).
+
+    ``old_ms`` and ``new_ms`` are the engine path's median milliseconds; ``old_cost``,
+    ``new_cost`` and ``new_cost_ci`` (engine/arch time per round, NEW's 95% interval)
+    are None when the control was not timed in both receipts. ``reasons`` say why the
+    cell regressed or was not judged."""
+
+    method: str
+    n: int
+    n_bootstraps: int
+    sentinel: bool
+    threads: int
+    tolerance: float
+    regressed: bool
+    judged: bool
+    reasons: tuple[str, ...]
+    old_ms: float
+    new_ms: float
+    old_cost: float | None = None
+    new_cost: float | None = None
+    new_cost_ci: tuple[float, float] | None = None
+
+    def to_json(self):
+        """The row as ``bootmark compare --json`` writes it (cost keys only when known)."""
+        row = {
+            "method": self.method,
+            "n": self.n,
+            "n_bootstraps": self.n_bootstraps,
+            "sentinel": self.sentinel,
+            "threads": self.threads,
+            "tolerance": self.tolerance,
+            "regressed": self.regressed,
+            "judged": self.judged,
+            "reasons": list(self.reasons),
+        }
+        if self.new_cost is not None:
+            row.update(old_cost=self.old_cost, new_cost=self.new_cost, new_cost_ci=list(self.new_cost_ci))
+        row.update(old_ms=self.old_ms, new_ms=self.new_ms)
+        return row
+
+
+@dataclass(frozen=True)
+class ComparisonVerdict:
+    """What :func:`compare` found: the exit code (PASS, REGRESSION, INCOMPARABLE) and its
+    word, the box drift (None when arch was not timed in both) against its limit, the
+    tolerances, how many cells were judged, the setup differences that stopped judging,
+    both commits, the cells only one receipt has, and one row per matched cell."""
+
+    exit_code: int
+    verdict: str
+    box_drift: float | None
+    box_drift_limit: float
+    comparable_boxes: bool
+    tolerance: float
+    threaded_tolerance: float
+    judged_cells: int
+    setup_differences: tuple[str, ...]
+    old_sha: str | None
+    new_sha: str | None
+    unmatched_cells: tuple[tuple, ...]
+    cells: tuple[ComparisonRow, ...]
+
+    def to_json(self):
+        """The verdict as ``bootmark compare --json`` writes it."""
+        return {
+            "exit_code": self.exit_code,
+            "verdict": self.verdict,
+            "box_drift": self.box_drift,
+            "box_drift_limit": self.box_drift_limit,
+            "comparable_boxes": self.comparable_boxes,
+            "tolerance": self.tolerance,
+            "threaded_tolerance": self.threaded_tolerance,
+            "judged_cells": self.judged_cells,
+            "setup_differences": list(self.setup_differences),
+            "old_sha": self.old_sha,
+            "new_sha": self.new_sha,
+            "unmatched_cells": [list(cell) for cell in self.unmatched_cells],
+            "cells": [row.to_json() for row in self.cells],
+        }
+
+
+def _typed(receipt):
+    """A bench receipt as a :class:`~bootmark.records.Receipt` (dicts are read once here)."""
+    if isinstance(receipt, records.Receipt):
+        return receipt
+    if receipt.get("kind") != "bench":
+        raise ComparisonError(f"only bench receipts can be compared; got a {receipt.get('kind')!r} receipt")
+    return records.Receipt.from_json(receipt)
+
+
 def _cells(receipt):
-    return {(c["method"], c["n"], c["n_bootstraps"], c["sentinel"]): c for c in receipt["body"]["cells"]}
+    return {(c.method, c.n, c.n_bootstraps, c.sentinel): c for c in receipt.body.cells}
 
 
 def box_drift(old, new):
     """Median |NEW arch / OLD arch - 1| over matched cells that timed arch, or None."""
-    old_cells, new_cells = _cells(old), _cells(new)
+    old_cells, new_cells = _cells(_typed(old)), _cells(_typed(new))
     drifts = [
-        abs(new_cells[k]["paths"][CONTROL_PATH]["median_s"] / old_cells[k]["paths"][CONTROL_PATH]["median_s"] - 1.0)
+        abs(new_cells[k].paths[CONTROL_PATH].median_s / old_cells[k].paths[CONTROL_PATH].median_s - 1.0)
         for k in sorted(set(old_cells) & set(new_cells))
-        if CONTROL_PATH in old_cells[k]["paths"] and CONTROL_PATH in new_cells[k]["paths"]
+        if CONTROL_PATH in old_cells[k].paths and CONTROL_PATH in new_cells[k].paths
     ]
     return statistics.median(drifts) if drifts else None
 
@@ -60,26 +153,57 @@ SETUP_VERSIONS = ("arch", "numpy", "stream_version")
 def setup_differences(old, new):
     """Reasons the two receipts' engine/arch costs cannot be compared: a different
     control (arch), numpy or stream version, or a different block length."""
+    old, new = _typed(old), _typed(new)
     reasons = []
     for name in SETUP_VERSIONS:
-        before, after = old["provenance"]["versions"].get(name), new["provenance"]["versions"].get(name)
+        before, after = old.provenance.versions.get(name), new.provenance.versions.get(name)
         if before != after:
             reasons.append(f"{name} {before} before, {after} now")
-    if old["body"]["block_length"] != new["body"]["block_length"]:
-        reasons.append(f"block length {old['body']['block_length']} before, {new['body']['block_length']} now")
+    if old.body.block_length != new.body.block_length:
+        reasons.append(f"block length {old.body.block_length} before, {new.body.block_length} now")
     return reasons
 
 
+def _judge_cell(key, before, after, allowed, setup_changes, comparable):
+    """The :class:`ComparisonRow` of one matched cell (module docstring, rules 2 and 3)."""
+    reasons, judged, regressed = [], False, False
+    old_cost = new_cost = new_cost_ci = None
+    if setup_changes:
+        reasons.append("not judged: " + "; ".join(setup_changes))
+    elif before.threads != after.threads:
+        reasons.append(f"not judged: {before.threads} threads before, {after.threads} now")
+    elif CONTROL_PATH in before.ratios and CONTROL_PATH in after.ratios:
+        judged = True
+        old_cost = 1.0 / before.ratios[CONTROL_PATH].median
+        new_ratio = after.ratios[CONTROL_PATH]
+        new_low, new_high = 1.0 / new_ratio.ci_high, 1.0 / new_ratio.ci_low
+        new_cost, new_cost_ci = 1.0 / new_ratio.median, (new_low, new_high)
+        if new_low > old_cost * allowed:
+            regressed = True
+            reasons.append(f"engine/arch cost CI [{new_low:.3g}, {new_high:.3g}] lies above {old_cost:.3g} x {allowed}")
+    else:
+        reasons.append(f"not judged: {CONTROL_PATH} was not timed in both receipts")
+    old_ms = before.paths[ENGINE_PATH].median_s * 1e3
+    new_ms = after.paths[ENGINE_PATH].median_s * 1e3
+    if key[3] and comparable and before.threads == after.threads:
+        judged = True
+        if new_ms > old_ms * allowed:
+            regressed = True
+            reasons.append(f"sentinel median {new_ms:.3g} ms > {old_ms:.3g} ms x {allowed}")
+    return ComparisonRow(
+        *key, after.threads, allowed, regressed, judged, tuple(reasons), old_ms, new_ms, old_cost, new_cost, new_cost_ci
+    )
+
+
 def compare(old, new, tolerance=1.25, threaded_tolerance=None):
-    """The verdict dict: exit_code, box drift, and one row per matched cell.
+    """The :class:`ComparisonVerdict` of bench receipt ``new`` against ``old`` (receipt
+    dicts or :class:`~bootmark.records.Receipt` records).
 
     ``threaded_tolerance`` (default: ``tolerance``) applies to cells timed on more than
     one thread, whose ratio to the one-thread ``arch`` control also moves when the host
     takes a core away."""
     threaded_tolerance = tolerance if threaded_tolerance is None else threaded_tolerance
-    for receipt in (old, new):
-        if receipt.get("kind") != "bench":
-            raise ComparisonError(f"only bench receipts can be compared; got a {receipt.get('kind')!r} receipt")
+    old, new = _typed(old), _typed(new)
     if not (tolerance > 1 and threaded_tolerance > 1):
         raise ComparisonError(
             f"tolerances must be above 1 (allowed slow-down factors), got {tolerance} and {threaded_tolerance}"
@@ -91,97 +215,67 @@ def compare(old, new, tolerance=1.25, threaded_tolerance=None):
     setup_changes = setup_differences(old, new)
     drift = box_drift(old, new)
     comparable = drift is not None and drift <= BOX_DRIFT and not setup_changes
-    rows = []
-    for key in matched:
-        before, after = old_cells[key], new_cells[key]
-        allowed = tolerance if after["threads"] == 1 else threaded_tolerance
-        row = {
-            "method": key[0],
-            "n": key[1],
-            "n_bootstraps": key[2],
-            "sentinel": key[3],
-            "threads": after["threads"],
-            "tolerance": allowed,
-            "regressed": False,
-            "judged": False,
-            "reasons": [],
-        }
-        if setup_changes:
-            row["reasons"].append("not judged: " + "; ".join(setup_changes))
-        elif before["threads"] != after["threads"]:
-            row["reasons"].append(f"not judged: {before['threads']} threads before, {after['threads']} now")
-        elif CONTROL_PATH in before["ratios"] and CONTROL_PATH in after["ratios"]:
-            row["judged"] = True
-            old_cost = 1.0 / before["ratios"][CONTROL_PATH]["median"]
-            new_ratio = after["ratios"][CONTROL_PATH]
-            new_low, new_high = 1.0 / new_ratio["ci_high"], 1.0 / new_ratio["ci_low"]
-            row.update(old_cost=old_cost, new_cost=1.0 / new_ratio["median"], new_cost_ci=[new_low, new_high])
-            if new_low > old_cost * allowed:
-                row["regressed"] = True
-                row["reasons"].append(
-                    f"engine/arch cost CI [{new_low:.3g}, {new_high:.3g}] lies above {old_cost:.3g} x {allowed}"
-                )
-        else:
-            row["reasons"].append(f"not judged: {CONTROL_PATH} was not timed in both receipts")
-        old_ms = before["paths"][ENGINE_PATH]["median_s"] * 1e3
-        new_ms = after["paths"][ENGINE_PATH]["median_s"] * 1e3
-        row.update(old_ms=old_ms, new_ms=new_ms)
-        if key[3] and comparable and before["threads"] == after["threads"]:
-            row["judged"] = True
-            if new_ms > old_ms * allowed:
-                row["regressed"] = True
-                row["reasons"].append(f"sentinel median {new_ms:.3g} ms > {old_ms:.3g} ms x {allowed}")
-        rows.append(row)
-    regressed = any(row["regressed"] for row in rows)
-    judged = sum(row["judged"] for row in rows)
+    rows = tuple(
+        _judge_cell(
+            key,
+            old_cells[key],
+            new_cells[key],
+            tolerance if new_cells[key].threads == 1 else threaded_tolerance,
+            setup_changes,
+            comparable,
+        )
+        for key in matched
+    )
+    regressed = any(row.regressed for row in rows)
+    judged = sum(row.judged for row in rows)
     # Nothing judged is never a pass: a missing control must not wave a slower engine through.
     exit_code = REGRESSION if regressed else PASS if comparable and judged else INCOMPARABLE
-    return {
-        "exit_code": exit_code,
-        "verdict": {PASS: "pass", REGRESSION: "regression", INCOMPARABLE: "incomparable"}[exit_code],
-        "box_drift": drift,
-        "box_drift_limit": BOX_DRIFT,
-        "comparable_boxes": comparable,
-        "tolerance": tolerance,
-        "threaded_tolerance": threaded_tolerance,
-        "judged_cells": judged,
-        "setup_differences": setup_changes,
-        "old_sha": old["provenance"]["source"]["git_sha"],
-        "new_sha": new["provenance"]["source"]["git_sha"],
-        "unmatched_cells": [list(k) for k in sorted(set(old_cells) ^ set(new_cells))],
-        "cells": rows,
-    }
+    return ComparisonVerdict(
+        exit_code,
+        {PASS: "pass", REGRESSION: "regression", INCOMPARABLE: "incomparable"}[exit_code],
+        drift,
+        BOX_DRIFT,
+        comparable,
+        tolerance,
+        threaded_tolerance,
+        judged,
+        tuple(setup_changes),
+        old.provenance.source.git_sha,
+        new.provenance.source.git_sha,
+        tuple(sorted(set(old_cells) ^ set(new_cells))),
+        rows,
+    )
 
 
 def compare_paths(old_path, new_path, tolerance=1.25, threaded_tolerance=None):
     """:func:`compare` on two receipt files (each loaded with its schema and hash checked)."""
-    return compare(receipts.load_receipt(old_path), receipts.load_receipt(new_path), tolerance, threaded_tolerance)
+    return compare(records.load(old_path), records.load(new_path), tolerance, threaded_tolerance)
 
 
 def render_markdown(verdict):
-    """The verdict as a markdown table with a one-line summary."""
-    drift = "n/a" if verdict["box_drift"] is None else f"{verdict['box_drift']:.1%}"
+    """The :class:`ComparisonVerdict` as a markdown table with a one-line summary."""
+    drift = "n/a" if verdict.box_drift is None else f"{verdict.box_drift:.1%}"
     lines = [
-        f"**{verdict['verdict'].upper()}** (exit {verdict['exit_code']}); arch drift {drift} "
-        f"(limit {verdict['box_drift_limit']:.0%}), tolerance x{verdict['tolerance']} "
-        f"(x{verdict['threaded_tolerance']} for multi-thread cells); {verdict['judged_cells']} of "
-        f"{len(verdict['cells'])} cells judged" + "".join(f"; {reason}" for reason in verdict["setup_differences"]),
+        f"**{verdict.verdict.upper()}** (exit {verdict.exit_code}); arch drift {drift} "
+        f"(limit {verdict.box_drift_limit:.0%}), tolerance x{verdict.tolerance} "
+        f"(x{verdict.threaded_tolerance} for multi-thread cells); {verdict.judged_cells} of "
+        f"{len(verdict.cells)} cells judged" + "".join(f"; {reason}" for reason in verdict.setup_differences),
         "",
         "| method | n | B | threads | old ms | new ms | old engine/arch | new engine/arch (95% CI) | regressed |",
         "|---|---:|---:|---:|---:|---:|---:|---|---|",
     ]
-    for row in verdict["cells"]:
+    for row in verdict.cells:
         cost = (
-            f"{row['new_cost']:.3f} ({row['new_cost_ci'][0]:.3f}-{row['new_cost_ci'][1]:.3f})"
-            if "new_cost" in row
+            f"{row.new_cost:.3f} ({row.new_cost_ci[0]:.3f}-{row.new_cost_ci[1]:.3f})"
+            if row.new_cost is not None
             else "n/a"
         )
-        old_cost = f"{row['old_cost']:.3f}" if "old_cost" in row else "n/a"
+        old_cost = f"{row.old_cost:.3f}" if row.old_cost is not None else "n/a"
         lines.append(
-            f"| {row['method']}{' (sentinel)' if row['sentinel'] else ''} | {row['n']} | "
-            f"{row['n_bootstraps']} | {row['threads']} | "
-            f"{row['old_ms']:.2f} | {row['new_ms']:.2f} | {old_cost} | {cost} | "
-            f"{'YES: ' + '; '.join(row['reasons']) if row['regressed'] else 'no'}"
-            f"{'' if row['judged'] else ' (not judged)'} |"
+            f"| {row.method}{' (sentinel)' if row.sentinel else ''} | {row.n} | "
+            f"{row.n_bootstraps} | {row.threads} | "
+            f"{row.old_ms:.2f} | {row.new_ms:.2f} | {old_cost} | {cost} | "
+            f"{'YES: ' + '; '.join(row.reasons) if row.regressed else 'no'}"
+            f"{'' if row.judged else ' (not judged)'} |"
         )
     return "\n".join(lines)

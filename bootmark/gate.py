@@ -24,7 +24,7 @@ against the receipt instead, as the printed reason says.
 
 import sys
 
-from . import bench, compare, head_to_head, receipts, workspace
+from . import bench, compare, head_to_head, receipts, records, workspace
 
 THREADED_TOLERANCE = 2.0  # one core of two lost to the host can double a two-thread time
 
@@ -51,7 +51,7 @@ def run_gate(tolerance=1.25, directory=None, show_progress=True, out=sys.stdout)
             file=sys.stderr,
         )
         return compare.INCOMPARABLE
-    reference = receipts.load_receipt(baseline)
+    reference = records.load(baseline)
     threaded = max(tolerance, THREADED_TOLERANCE)
     receipt = bench.run_grid(bench.grid("quick"), profile="quick", show_progress=show_progress)
     verdict = compare.compare(reference, receipt, tolerance, threaded)
@@ -59,17 +59,15 @@ def run_gate(tolerance=1.25, directory=None, show_progress=True, out=sys.stdout)
     # suspect until confirmed below, and the reader should know that before reading it.
     print(f"baseline: {baseline}\nscreen (a flagged cell is confirmed head to head before the gate fails):", file=out)
     print(compare.render_markdown(verdict), file=out)
-    if verdict["exit_code"] == compare.REGRESSION:
+    if verdict.exit_code == compare.REGRESSION:
         suspects = [
-            (row["method"], row["n"], row["n_bootstraps"], row["sentinel"])
-            for row in verdict["cells"]
-            if row["regressed"]
+            bench.CellSpec(row.method, row.n, row.n_bootstraps, row.sentinel) for row in verdict.cells if row.regressed
         ]
         return _confirm(reference, suspects, tolerance, threaded, show_progress, out)
-    if verdict["judged_cells"] == 0:
+    if verdict.judged_cells == 0:
         print("bootmark gate: no cell could be judged against the baseline (see the reasons above); failing", file=out)
         return compare.INCOMPARABLE
-    if verdict["exit_code"] == compare.INCOMPARABLE:
+    if verdict.exit_code == compare.INCOMPARABLE:
         print(
             "bootmark gate: WARNING: this box differs from the baseline's (arch drift above "
             f"{compare.BOX_DRIFT:.0%}); only within-run ratios were judged, and they show no regression",
@@ -81,13 +79,13 @@ def run_gate(tolerance=1.25, directory=None, show_progress=True, out=sys.stdout)
 def _confirm(reference, suspects, tolerance, threaded, show_progress, out):
     """Second measurement of the cells the receipt screen flagged: head to head against the
     baseline's commit when it can be exported, else against the receipt again."""
-    source = reference["provenance"]["source"]
+    source = reference.provenance.source
     print(f"\nconfirming {len(suspects)} regressed cell(s) with a second measurement:", file=out)
     try:
-        if not source.get("git_sha") or source.get("dirty") is not False:
+        if not source.git_sha or source.dirty is not False:
             raise head_to_head.HeadToHeadError("the baseline receipt names no clean commit")
         confirmation = head_to_head.compare_revisions(
-            source["git_sha"], suspects, tolerance, threaded, show_progress=show_progress
+            source.git_sha, suspects, tolerance, threaded, show_progress=show_progress
         )
         print(head_to_head.render_markdown(confirmation), file=out)
     except head_to_head.HeadToHeadError as error:
@@ -96,7 +94,7 @@ def _confirm(reference, suspects, tolerance, threaded, show_progress, out):
             reference, bench.run_grid(suspects, show_progress=show_progress), tolerance, threaded
         )
         print(compare.render_markdown(confirmation), file=out)
-    if confirmation["exit_code"] == compare.REGRESSION:
+    if confirmation.exit_code == compare.REGRESSION:
         return compare.REGRESSION
     print("bootmark gate: not confirmed; passing", file=out)
     return compare.PASS

@@ -30,6 +30,7 @@ Exit codes as ``bootmark compare``: 0 pass, 1 regression, 2 the revision cannot 
 here (no git, a shallow clone without it, a method it does not have).
 """
 
+import dataclasses
 import importlib
 import io
 import json
@@ -40,6 +41,7 @@ import sys
 import tarfile
 import tempfile
 import time
+from dataclasses import dataclass
 
 import numba
 import numpy as np
@@ -49,6 +51,7 @@ import bootmark
 
 from . import provenance, timing
 from .compare import PASS, REGRESSION
+from .records import CellSpec, PathTiming, Ratio, SourceState
 
 TREE_FOLDERS = ("engine", "reference")
 REPLY_TIMEOUT_S = 900.0  # a first call compiles the engine (about 10 s here); a hang must still end
@@ -241,8 +244,9 @@ def _time_cell(trees, cell, rounds, warmups, progress):
 def compare_revisions(
     revision, cells, tolerance=1.25, threaded_tolerance=None, rounds=15, warmups=3, root=None, show_progress=True
 ):
-    """Time ``cells`` ((method, n, B, sentinel) tuples) under ``revision``'s engine and
-    this checkout's, side by side; return the verdict dict (see ``compare_trees``).
+    """Time ``cells`` (:class:`~bootmark.records.CellSpec`, or (method, n, B, sentinel)
+    tuples) under ``revision``'s engine and this checkout's, side by side; return the
+    :class:`HeadToHeadVerdict` (see ``compare_trees``).
 
     Raises HeadToHeadError when the revision cannot be exported or a worker fails."""
     _check_settings(tolerance, threaded_tolerance, rounds)  # before the export, not after it
@@ -252,8 +256,9 @@ def compare_revisions(
         verdict = compare_trees(
             exported, root, cells, tolerance, threaded_tolerance, rounds, warmups, show_progress, label=sha[:10]
         )
-    verdict.update(baseline_revision=sha, current=provenance.source_state(root))
-    return verdict
+    return dataclasses.replace(
+        verdict, baseline_revision=sha, current=SourceState.from_json(provenance.source_state(root))
+    )
 
 
 def _check_settings(tolerance, threaded_tolerance, rounds):
@@ -263,6 +268,35 @@ def _check_settings(tolerance, threaded_tolerance, rounds):
         )
     if rounds < 3:
         raise HeadToHeadError(f"rounds must be at least 3 (paired samples for a median interval), got {rounds}")
+
+
+@dataclass(frozen=True)
+class HeadToHeadRow:
+    """One cell timed under both trees: each side's seconds per round (``baseline``,
+    ``current``), the current/baseline median ratio with its interval, the tolerance
+    applied, the largest |current - baseline| statistic, and whether it regressed."""
+
+    cell: CellSpec
+    threads: int
+    baseline: PathTiming
+    current: PathTiming
+    ratio: Ratio
+    tolerance: float
+    max_abs_difference: float
+    regressed: bool
+
+
+@dataclass(frozen=True)
+class HeadToHeadVerdict:
+    """What :func:`compare_trees` found: ``exit_code`` PASS or REGRESSION, the baseline's
+    label (its commit, from :func:`compare_revisions`), the rounds per cell, one row per
+    cell, and the current checkout's :class:`~bootmark.records.SourceState` when known."""
+
+    baseline_revision: str
+    rounds: int
+    cells: tuple[HeadToHeadRow, ...]
+    exit_code: int
+    current: SourceState | None = None
 
 
 def compare_trees(
@@ -278,10 +312,8 @@ def compare_trees(
 ):
     """Time ``cells`` under the ``engine`` of two source trees, side by side.
 
-    Returns {"rounds", "cells": [one row per cell], "exit_code"}; a row holds both sides'
-    seconds, the current/baseline median ratio with its interval, the tolerance applied
-    (``threaded_tolerance``, default ``tolerance``, when the cell ran on several threads),
-    the largest |current - baseline| statistic and ``regressed``."""
+    Returns a :class:`HeadToHeadVerdict`; ``threaded_tolerance`` (default ``tolerance``)
+    applies to a cell that ran on several threads."""
     _check_settings(tolerance, threaded_tolerance, rounds)
     threaded_tolerance = tolerance if threaded_tolerance is None else threaded_tolerance
 
@@ -295,35 +327,27 @@ def compare_trees(
             ratio = timing.median_ratio(times[CURRENT], times[BASELINE])
             allowed = tolerance if threads == 1 else threaded_tolerance
             rows.append(
-                {
-                    "method": cell[0],
-                    "n": cell[1],
-                    "n_bootstraps": cell[2],
-                    "sentinel": cell[3],
-                    "threads": threads,
-                    "baseline": timing.summary(times[BASELINE]),
-                    "current": timing.summary(times[CURRENT]),
-                    "ratio": ratio,
-                    "tolerance": allowed,
-                    "max_abs_difference": difference,
-                    "regressed": ratio["ci_low"] > allowed,
-                }
+                HeadToHeadRow(
+                    CellSpec(*cell),
+                    threads,
+                    PathTiming.from_json(timing.summary(times[BASELINE])),
+                    PathTiming.from_json(timing.summary(times[CURRENT])),
+                    Ratio.from_json(ratio),
+                    allowed,
+                    difference,
+                    ratio["ci_low"] > allowed,
+                )
             )
-    return {
-        "baseline_revision": label,
-        "rounds": rounds,
-        "cells": rows,
-        "exit_code": REGRESSION if any(row["regressed"] for row in rows) else PASS,
-    }
+    return HeadToHeadVerdict(label, rounds, tuple(rows), REGRESSION if any(row.regressed for row in rows) else PASS)
 
 
 def render_markdown(verdict):
-    """The verdict as a Markdown table with a one-line summary above it."""
-    regressed = sum(row["regressed"] for row in verdict["cells"])
+    """The :class:`HeadToHeadVerdict` as a Markdown table with a one-line summary above it."""
+    regressed = sum(row.regressed for row in verdict.cells)
     head = (
-        f"**{'REGRESSION' if regressed else 'PASS'}**: this checkout against {verdict['baseline_revision'][:10]} "
-        f"on this box, {verdict['rounds']} interleaved rounds per cell; {regressed} of "
-        f"{len(verdict['cells'])} cells slower beyond tolerance"
+        f"**{'REGRESSION' if regressed else 'PASS'}**: this checkout against {verdict.baseline_revision[:10]} "
+        f"on this box, {verdict.rounds} interleaved rounds per cell; {regressed} of "
+        f"{len(verdict.cells)} cells slower beyond tolerance"
     )
     lines = [
         head,
@@ -332,16 +356,24 @@ def render_markdown(verdict):
         "tolerance | max abs stat diff | regressed |",
         "|---|---:|---:|---:|---:|---:|---|---:|---:|---|",
     ]
-    for row in verdict["cells"]:
-        ratio = row["ratio"]
+    for row in verdict.cells:
+        cell, ratio = row.cell, row.ratio
         lines.append(
-            f"| {row['method']}{' (sentinel)' if row['sentinel'] else ''} | {row['n']} | "
-            f"{row['n_bootstraps']} | {row['threads']} | {row['baseline']['median_s'] * 1e3:.2f} | "
-            f"{row['current']['median_s'] * 1e3:.2f} | {ratio['median']:.3f} ({ratio['ci_low']:.3f}-"
-            f"{ratio['ci_high']:.3f}) | x{row['tolerance']:g} | {row['max_abs_difference']:.3g} | "
-            f"{'YES' if row['regressed'] else 'no'} |"
+            f"| {cell.method}{' (sentinel)' if cell.sentinel else ''} | {cell.n} | "
+            f"{cell.n_bootstraps} | {row.threads} | {row.baseline.median_s * 1e3:.2f} | "
+            f"{row.current.median_s * 1e3:.2f} | {ratio.median:.3f} ({ratio.ci_low:.3f}-"
+            f"{ratio.ci_high:.3f}) | x{row.tolerance:g} | {row.max_abs_difference:.3g} | "
+            f"{'YES' if row.regressed else 'no'} |"
         )
     return "\n".join(lines)
 
 
-__all__ = ["HeadToHeadError", "compare_revisions", "compare_trees", "export_revision", "render_markdown"]
+__all__ = [
+    "HeadToHeadError",
+    "HeadToHeadRow",
+    "HeadToHeadVerdict",
+    "compare_revisions",
+    "compare_trees",
+    "export_revision",
+    "render_markdown",
+]

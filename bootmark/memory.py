@@ -98,7 +98,6 @@ def measure(path, n_bootstraps, budget=16 * 2**30, n=SIZE):
 
 def run_sweep(replicates=REPLICATES, show_progress=True):
     """Measure every point and return the sealed receipt (not yet written)."""
-
     started = provenance.collect()
     skipped = {}
     if provenance.package_version("arch") is None:

@@ -39,7 +39,6 @@ def _schema_text(name):
 
 
 def _validator(kind):
-
     provenance = json.loads(_schema_text("provenance"))
     registry = (
         Registry()

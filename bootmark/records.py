@@ -27,12 +27,14 @@ import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import NamedTuple
 
 from . import receipts
 
 __all__ = [
     "BenchBody",
     "BenchCell",
+    "CellSpec",
     "CellTruth",
     "CoverageRow",
     "CriterionVerdict",
@@ -170,6 +172,19 @@ class Provenance(_Record):
 
 # ---------------------------------------------------------------------------------------
 # bench receipts (bootmark/schemas/bench.schema.json)
+
+
+class CellSpec(NamedTuple):
+    """One bench cell to time: a method at series length ``n`` with ``n_bootstraps``
+    replicates; a ``sentinel`` cell runs on one thread with many replicates.
+
+    A named tuple, not a dataclass, on purpose: cells travel to `bootmark versus` workers
+    as JSON arrays and sort as the (method, n, B, sentinel) tuples receipts match on."""
+
+    method: str
+    n: int
+    n_bootstraps: int
+    sentinel: bool
 
 
 @dataclass(frozen=True)

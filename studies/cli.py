@@ -83,7 +83,6 @@ def add_parser(commands):
 
 
 def _list(args):
-
     newest = report.newest_study_receipts()
     for found in protocol.registered():
         where = (
@@ -106,7 +105,6 @@ def _list(args):
 
 
 def _run(args):
-
     found = protocols.find(args.study)
     if found.kind == "coverage":
         found.profile(args.profile)
@@ -134,7 +132,6 @@ def _run(args):
 
 def _record(args, kind, started, body, tag):
     """Write the receipt (unless --no-write); the exit code from the criteria judged."""
-
     if args.no_write:
         print("(receipt not written: --no-write)")
     else:
@@ -148,7 +145,6 @@ def _record(args, kind, started, body, tag):
 
 def _run_process(found, started, args):
     """A process study (S3): one pass over the replicates in this process; a ``process`` receipt."""
-
     if args.profile != REGISTERED_PROFILE or args.workers != 1 or args.scheduler or args.resume:
         raise ProtocolError(
             f"{found.id} is a process study: it runs whole, in this process, in seconds "
@@ -161,7 +157,6 @@ def _run_process(found, started, args):
 
 
 def _verify(args):
-
     if not os.path.isfile(args.receipt):
         raise ReceiptError(f"no receipt file {args.receipt!r}; name a study receipt, e.g. from receipts/studies/")
     if args.sample < 1:
@@ -188,7 +183,6 @@ def _require_peers_of(receipt):
 
 
 def _show(args):
-
     if not os.path.isfile(args.receipt):
         raise ReceiptError(f"no receipt file {args.receipt!r}; name a study receipt, e.g. from receipts/studies/")
     body = load_receipt(args.receipt)["body"]
@@ -223,7 +217,6 @@ def _truth(args):
 
 
 def _render(args):
-
     try:
         if args.readme:
             paths = report.update_readme()

@@ -79,7 +79,6 @@ def _block_length(method):
 
 
 def _engine_outcome(spec, x, protocol, seed):
-
     result, replicates, point = _engine_replicates(spec, x, protocol, seed)
     bounds = []
     for kind in spec.kinds:
@@ -93,7 +92,6 @@ def _engine_outcome(spec, x, protocol, seed):
 
 
 def _peer_outcome(spec, x, protocol, seed):
-
     peer = PEER_RESAMPLERS[spec.peer]
     bounds, point, standard_error, length = [], None, None, None
     for kind in spec.kinds:

@@ -139,7 +139,6 @@ def parse(table, text, file_name, field, positive, error):
 
 def multiplier_process(protocol, replicate):
     """v_0 .. v_{length-1} of one replicate: the engine's block multipliers on its phase grid."""
-
     length, size = protocol.length, protocol.block_length
     offset = models.block_offset(size, protocol.root_seed, replicate)
     values = models.multipliers(protocol.distribution, block_count(length, size, offset), protocol.root_seed, replicate)
@@ -148,7 +147,6 @@ def multiplier_process(protocol, replicate):
 
 def estimate(protocol, show_progress=False):
     """{lag: (estimate, mc_se, sd of the per-replicate means)} over all replicates."""
-
     per_replicate = {lag: [] for lag in protocol.lags}
     for replicate in tqdm(range(protocol.replicates), disable=not show_progress, desc=protocol.id, unit="replicate"):
         v = multiplier_process(protocol, replicate)
@@ -216,7 +214,6 @@ def results_hash(results):
 
 def run(protocol, show_progress=True):
     """The receipt body of a process study."""
-
     results = results_of(protocol, estimate(protocol, show_progress))
     return {
         "study": {

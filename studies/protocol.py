@@ -93,7 +93,6 @@ class ResamplerSpec:
 
     def method(self):
         """The engine's method spec (engine resamplers only)."""
-
         settings = dict(self.settings)
         if self.engine == "IID":
             return engine.IID()
@@ -310,7 +309,6 @@ def _criterion(table, where, resamplers, ns):
 
 def _published(table, where):
     """A :class:`PublishedFigure` from one ``[[published]]`` table; unknown keys refused."""
-
     known = [f.name for f in fields(PublishedFigure)]
     unknown = sorted(set(table) - set(known))
     if unknown:

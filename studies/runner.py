@@ -276,7 +276,6 @@ class _Progress:
     """A tqdm bar with the running coverage of each (resampler, kind)."""
 
     def __init__(self, protocol, profile, total, initial, show):
-
         self.bar = tqdm(
             total=total,
             initial=initial,
@@ -444,7 +443,6 @@ def results_hash(results):
 
 def assemble(protocol, profile, done, execution):
     """The receipt body of a finished run."""
-
     missing = [unit for unit in chunks(protocol, profile) if (unit[0], unit[1]) not in done]
     if missing:
         raise StudyError(f"{len(missing)} chunks are missing, e.g. n={missing[0][0]} series {missing[0][1]}")

@@ -154,7 +154,6 @@ def verify(path, sample=DEFAULT_SAMPLE, replay_all=False, sample_seed=None, prot
 
 def _verify_process(report, protocol, body, progress):
     """A process study is cheap: every replicate is drawn again and the results compared whole."""
-
     results = multipliers.results_of(protocol, multipliers.estimate(protocol, show_progress=bool(progress)))
     report.check(
         results == body["results"],
@@ -171,7 +170,6 @@ def _verify_process(report, protocol, body, progress):
 
 def _verify_truth(report, body):
     """A Monte Carlo truth is recomputed whole from its recorded process, n, draws and seed."""
-
     kinds = {kind.__name__: kind for kind in PROCESSES.values()}
     if body["process"] not in kinds:
         report.failures.append(f"unknown process {body['process']!r}: this checkout cannot recompute the truth")

@@ -1,6 +1,7 @@
 """The comparator's rules, with the negative controls issue 4 names."""
 
 import copy
+import json
 
 import pytest
 from test_receipts import synthetic_cell, synthetic_receipt
@@ -30,25 +31,25 @@ def _grid(engine_scale=1.0, arch_scale=1.0, slowed_cell=None, seed_offset=0):
 
 def test_an_unchanged_engine_passes_on_the_same_box():
     verdict = compare.compare(_grid(), _grid(seed_offset=10))
-    assert verdict["exit_code"] == compare.PASS and verdict["comparable_boxes"]
+    assert verdict.exit_code == compare.PASS and verdict.comparable_boxes
 
 
 def test_negative_control_one_cell_slowed_twofold_is_a_regression():
     verdict = compare.compare(_grid(), _grid(slowed_cell=1, seed_offset=10))
-    assert verdict["exit_code"] == compare.REGRESSION
-    assert [row["method"] for row in verdict["cells"] if row["regressed"]] == ["moving"]
+    assert verdict.exit_code == compare.REGRESSION
+    assert [row.method for row in verdict.cells if row.regressed] == ["moving"]
 
 
 def test_negative_control_a_slower_box_is_not_called_a_regression():
     # Every column, arch included, 1.5x slower: the machine changed, not the engine.
     verdict = compare.compare(_grid(), _grid(engine_scale=1.5, arch_scale=1.5, seed_offset=10))
-    assert verdict["exit_code"] == compare.INCOMPARABLE
-    assert verdict["box_drift"] == pytest.approx(0.5, abs=0.05)
+    assert verdict.exit_code == compare.INCOMPARABLE
+    assert verdict.box_drift == pytest.approx(0.5, abs=0.05)
 
 
 def test_a_regression_shows_through_a_slower_box():
     verdict = compare.compare(_grid(), _grid(engine_scale=1.5, arch_scale=1.5, slowed_cell=0, seed_offset=10))
-    assert verdict["exit_code"] == compare.REGRESSION
+    assert verdict.exit_code == compare.REGRESSION
 
 
 def test_the_sentinel_is_judged_on_absolute_time_only_on_comparable_boxes():
@@ -60,8 +61,8 @@ def test_the_sentinel_is_judged_on_absolute_time_only_on_comparable_boxes():
     sentinel["ratios"]["arch"] = timing.median_ratio(sentinel["paths"]["arch"]["samples_s"], slower)
     new = receipts.seal("bench", new["provenance"], new["body"])
     verdict = compare.compare(old, new)
-    assert verdict["exit_code"] == compare.REGRESSION
-    assert any("sentinel median" in reason for row in verdict["cells"] for reason in row["reasons"])
+    assert verdict.exit_code == compare.REGRESSION
+    assert any("sentinel median" in reason for row in verdict.cells for reason in row.reasons)
 
 
 def test_receipts_of_other_kinds_or_with_nothing_in_common_cannot_be_compared():
@@ -82,6 +83,39 @@ def test_the_command_line_exit_codes(tmp_path, capsys):
     assert main(["compare", old, old]) == compare.PASS
     assert main(["compare", old, slow, "--json", str(tmp_path / "verdict.json")]) == compare.REGRESSION
     assert "REGRESSION" in capsys.readouterr().out and (tmp_path / "verdict.json").exists()
+    saved = json.loads((tmp_path / "verdict.json").read_text())  # the --json shape is unchanged by the records
+    assert set(saved) == {
+        "exit_code",
+        "verdict",
+        "box_drift",
+        "box_drift_limit",
+        "comparable_boxes",
+        "tolerance",
+        "threaded_tolerance",
+        "judged_cells",
+        "setup_differences",
+        "old_sha",
+        "new_sha",
+        "unmatched_cells",
+        "cells",
+    }
+    judged = next(row for row in saved["cells"] if "new_cost" in row)
+    assert set(judged) >= {
+        "method",
+        "n",
+        "n_bootstraps",
+        "sentinel",
+        "threads",
+        "tolerance",
+        "regressed",
+        "judged",
+        "reasons",
+        "old_cost",
+        "new_cost",
+        "new_cost_ci",
+        "old_ms",
+        "new_ms",
+    }
     broken = tmp_path / "broken.json"
     broken.write_text("{}")
     assert main(["compare", old, str(broken)]) == compare.INCOMPARABLE
@@ -96,10 +130,10 @@ def test_multi_thread_cells_can_get_a_looser_tolerance_than_the_sentinels():
             cell["paths"]["engine_reduce"] = timing.summary(slower)
             cell["ratios"]["arch"] = timing.median_ratio(cell["paths"]["arch"]["samples_s"], slower)
     lost_core = receipts.seal("bench", lost_core["provenance"], lost_core["body"])
-    assert compare.compare(old, lost_core)["exit_code"] == compare.REGRESSION
-    assert compare.compare(old, lost_core, 1.25, 2.0)["exit_code"] == compare.PASS
+    assert compare.compare(old, lost_core).exit_code == compare.REGRESSION
+    assert compare.compare(old, lost_core, 1.25, 2.0).exit_code == compare.PASS
     slowed_sentinel = _grid(slowed_cell=4, seed_offset=10)  # the one-thread cell, 2x slower
-    assert compare.compare(old, slowed_sentinel, 1.25, 2.0)["exit_code"] == compare.REGRESSION
+    assert compare.compare(old, slowed_sentinel, 1.25, 2.0).exit_code == compare.REGRESSION
 
 
 def test_nothing_judged_is_never_a_pass():
@@ -110,7 +144,7 @@ def test_nothing_judged_is_never_a_pass():
         cell["ratios"] = {}
     no_control = receipts.seal("bench", no_control["provenance"], no_control["body"])
     verdict = compare.compare(old, no_control)
-    assert verdict["exit_code"] == compare.INCOMPARABLE and verdict["judged_cells"] == 0
+    assert verdict.exit_code == compare.INCOMPARABLE and verdict.judged_cells == 0
 
 
 def test_cells_on_different_thread_counts_or_arch_versions_are_not_judged():
@@ -120,10 +154,10 @@ def test_cells_on_different_thread_counts_or_arch_versions_are_not_judged():
         cell["threads"] += 2
     more_threads = receipts.seal("bench", more_threads["provenance"], more_threads["body"])
     verdict = compare.compare(old, more_threads)
-    assert verdict["exit_code"] == compare.INCOMPARABLE and verdict["judged_cells"] == 0
+    assert verdict.exit_code == compare.INCOMPARABLE and verdict.judged_cells == 0
     other_arch = copy.deepcopy(_grid(seed_offset=10))
     other_arch["provenance"]["versions"]["arch"] = "7.2.0"
     other_arch = receipts.seal("bench", other_arch["provenance"], other_arch["body"])
     verdict = compare.compare(old, other_arch)
-    assert verdict["exit_code"] == compare.INCOMPARABLE
-    assert verdict["setup_differences"] == [f"arch {old['provenance']['versions']['arch']} before, 7.2.0 now"]
+    assert verdict.exit_code == compare.INCOMPARABLE
+    assert verdict.setup_differences == (f"arch {old['provenance']['versions']['arch']} before, 7.2.0 now",)

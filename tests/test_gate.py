@@ -88,7 +88,7 @@ def test_the_quick_profile_would_catch_the_iid_cliff_coming_back(tmp_path):
         pytest.fail(f"the commit with the cliff must be in this clone's history: {error}")
     checkout = head_to_head.provenance.source_checkout()
     verdict = head_to_head.compare_trees(checkout, str(tmp_path), [cell], rounds=5, warmups=1, show_progress=False)
-    row = verdict["cells"][0]
-    assert verdict["exit_code"] == compare.REGRESSION and row["regressed"], row
-    assert row["max_abs_difference"] == 0.0  # the same bits, only slower
-    assert row["ratio"]["ci_low"] > 2.0, row["ratio"]
+    row = verdict.cells[0]
+    assert verdict.exit_code == compare.REGRESSION and row.regressed, row
+    assert row.max_abs_difference == 0.0  # the same bits, only slower
+    assert row.ratio.ci_low > 2.0, row.ratio

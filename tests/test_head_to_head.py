@@ -52,10 +52,10 @@ def test_a_four_times_slower_tree_is_flagged(tmp_path):
         warmups=1,
         show_progress=False,
     )
-    (row,) = verdict["cells"]
-    assert verdict["exit_code"] == compare.REGRESSION and row["regressed"]
-    assert 3.0 < row["ratio"]["ci_low"] <= row["ratio"]["median"] <= row["ratio"]["ci_high"] < 5.0
-    assert row["threads"] == 1 and row["max_abs_difference"] == 0.0
+    (row,) = verdict.cells
+    assert verdict.exit_code == compare.REGRESSION and row.regressed
+    assert 3.0 < row.ratio.ci_low <= row.ratio.median <= row.ratio.ci_high < 5.0
+    assert row.threads == 1 and row.max_abs_difference == 0.0
 
 
 def test_identical_trees_pass_and_a_changed_statistic_is_reported(tmp_path):
@@ -67,9 +67,9 @@ def test_identical_trees_pass_and_a_changed_statistic_is_reported(tmp_path):
         warmups=1,
         show_progress=False,
     )
-    (row,) = verdict["cells"]
-    assert verdict["exit_code"] == compare.PASS and not row["regressed"]
-    assert row["ratio"]["ci_low"] < 1.25 and row["max_abs_difference"] == 0.5
+    (row,) = verdict.cells
+    assert verdict.exit_code == compare.PASS and not row.regressed
+    assert row.ratio.ci_low < 1.25 and row.max_abs_difference == 0.5
     assert "| iid (sentinel) | 200 | 50 | 1 |" in head_to_head.render_markdown(verdict)
 
 
