@@ -37,9 +37,18 @@ def baseline_path(directory=None):
     )
 
 
-def run_gate(tolerance=1.25, directory=None, show_progress=True, out=sys.stdout):
+def run_gate(tolerance=1.25, directory=None, show_progress=True, out=sys.stdout, tree=None):
     """Measure, compare, print; return the exit code. ``directory`` holds the baseline
-    receipts (default: the workspace's bench receipts)."""
+    receipts (default: the workspace's bench receipts).
+
+    ``tree`` (default: this checkout) is a source tree, a folder with ``engine/`` and
+    ``reference/``, whose engine is gated instead: the screen times the engine this
+    process imported, so import the tree's first, with
+    ``bootmark.head_to_head.import_engine(tree)`` before importing this module; it is
+    also the current side of the head-to-head confirmation. A patch under review can be
+    gated this way, and the gate's negative control gates a deliberately slowed copy."""
+    if tree is not None:
+        head_to_head.require_engine_from(tree)
     directory = workspace.directory_for("bench", directory)
     if not tolerance > 1:  # checked before a minute of timing, not after
         raise compare.ComparisonError(f"--tolerance must be above 1 (an allowed slow-down factor), got {tolerance}")
@@ -63,7 +72,7 @@ def run_gate(tolerance=1.25, directory=None, show_progress=True, out=sys.stdout)
         suspects = [
             bench.CellSpec(row.method, row.n, row.n_bootstraps, row.sentinel) for row in verdict.cells if row.regressed
         ]
-        return _confirm(reference, suspects, tolerance, threaded, show_progress, out)
+        return _confirm(reference, suspects, tolerance, threaded, show_progress, out, tree)
     if verdict.judged_cells == 0:
         print("bootmark gate: no cell could be judged against the baseline (see the reasons above); failing", file=out)
         return compare.INCOMPARABLE
@@ -76,7 +85,7 @@ def run_gate(tolerance=1.25, directory=None, show_progress=True, out=sys.stdout)
     return compare.PASS
 
 
-def _confirm(reference, suspects, tolerance, threaded, show_progress, out):
+def _confirm(reference, suspects, tolerance, threaded, show_progress, out, tree=None):
     """Second measurement of the cells the receipt screen flagged: head to head against the
     baseline's commit when it can be exported, else against the receipt again."""
     source = reference.provenance.source
@@ -85,7 +94,7 @@ def _confirm(reference, suspects, tolerance, threaded, show_progress, out):
         if not source.git_sha or source.dirty is not False:
             raise head_to_head.HeadToHeadError("the baseline receipt names no clean commit")
         confirmation = head_to_head.compare_revisions(
-            source.git_sha, suspects, tolerance, threaded, show_progress=show_progress
+            source.git_sha, suspects, tolerance, threaded, show_progress=show_progress, current_tree=tree
         )
         print(head_to_head.render_markdown(confirmation), file=out)
     except head_to_head.HeadToHeadError as error:

@@ -15,8 +15,7 @@ How:
   revision: the harness (``bench.engine_reduce_path``, this module) is this checkout's,
   so both sides make the same call on the same series.
 * Each side runs in its own worker process whose import path starts at its tree (the
-  worker checks where ``engine`` came from). The baseline side never inherits
-  ``BOOTMARK_NEGATIVE_CONTROL_SLEEP``: it times the committed code as committed.
+  worker checks where ``engine`` came from).
 * Per cell, both workers compile and warm up, then ``rounds`` rounds each time one call
   per side, in the order baseline-current, current-baseline, ... so a drift of the
   machine within a round falls on both sides alike. A sentinel cell runs on one Numba
@@ -57,7 +56,6 @@ TREE_FOLDERS = ("engine", "reference")
 REPLY_TIMEOUT_S = 900.0  # a first call compiles the engine (about 10 s here); a hang must still end
 # engine.parallel's switch, spelled out: importing this module (the CLI does, for --help)
 # must not load the engine.
-NEGATIVE_CONTROL_SLEEP = "BOOTMARK_NEGATIVE_CONTROL_SLEEP"
 BASELINE, CURRENT = "baseline", "current"
 
 
@@ -156,9 +154,9 @@ class _Worker:
         self.process.stdout.close()
 
 
-def _import_engine(tree):
+def import_engine(tree):
     """Import the engine of source tree ``tree`` (its engine/ and reference/ folders) as
-    ``bootmark.engine``, in this worker process only.
+    ``bootmark.engine``, in this process (a versus worker, or a gate of another tree).
 
     Revisions since the ``bootmark`` namespace import ``bootmark.reference``: the tree goes
     first on ``bootmark``'s package path, so both twins come from it while the harness stays
@@ -188,14 +186,25 @@ def _import_engine(tree):
     return engine
 
 
+def require_engine_from(tree):
+    """Raise HeadToHeadError unless this process's ``bootmark.engine`` came from ``tree``."""
+    engine = sys.modules.get("bootmark.engine")
+    where = os.path.realpath(getattr(engine, "__file__", "") or "")
+    if engine is None or not where.startswith(os.path.realpath(tree) + os.sep):
+        raise HeadToHeadError(
+            f"this process's engine is {where or 'not imported'}, not the tree {tree}'s; call "
+            "bootmark.head_to_head.import_engine(tree) before importing bootmark.gate or bootmark.bench"
+        )
+
+
 def serve(arguments):
     """Worker side (run by ``_Worker``): import the engine from the tree ``arguments[0]``,
     warm up the cell in ``arguments[1]`` and time one call per "time" line on stdin."""
     tree, request = arguments[0], json.loads(arguments[1])
     replies, sys.stdout = sys.stdout, sys.stderr  # stdout carries the protocol and nothing else
-    _import_engine(tree)
+    import_engine(tree)
 
-    # late on purpose: bench imports the engine, which must come from the tree _import_engine chose
+    # late on purpose: bench imports the engine, which must come from the tree import_engine chose
     from . import bench
 
     method, n, n_bootstraps, sentinel = request["cell"]
@@ -218,7 +227,7 @@ def serve(arguments):
 
 def _time_cell(trees, cell, rounds, warmups, progress):
     base = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")  # the idle side's OpenMP threads must not spin
-    environments = {BASELINE: {k: v for k, v in base.items() if k != NEGATIVE_CONTROL_SLEEP}, CURRENT: base}
+    environments = {BASELINE: base, CURRENT: base}
     with tempfile.TemporaryFile("w+") as baseline_log, tempfile.TemporaryFile("w+") as current_log:
         workers = {
             BASELINE: _Worker(trees[BASELINE], cell, warmups, environments[BASELINE], baseline_log),
@@ -242,19 +251,37 @@ def _time_cell(trees, cell, rounds, warmups, progress):
 
 
 def compare_revisions(
-    revision, cells, tolerance=1.25, threaded_tolerance=None, rounds=15, warmups=3, root=None, show_progress=True
+    revision,
+    cells,
+    tolerance=1.25,
+    threaded_tolerance=None,
+    rounds=15,
+    warmups=3,
+    root=None,
+    show_progress=True,
+    current_tree=None,
 ):
     """Time ``cells`` (:class:`~bootmark.records.CellSpec`, or (method, n, B, sentinel)
     tuples) under ``revision``'s engine and this checkout's, side by side; return the
     :class:`HeadToHeadVerdict` (see ``compare_trees``).
 
-    Raises HeadToHeadError when the revision cannot be exported or a worker fails."""
+    ``current_tree`` (default: the checkout ``root``) is the source tree timed as the
+    current side. Raises HeadToHeadError when the revision cannot be exported or a worker
+    fails."""
     _check_settings(tolerance, threaded_tolerance, rounds)  # before the export, not after it
     root = _checkout(root)
     with tempfile.TemporaryDirectory(prefix="bootmark-versus-") as exported:
         sha = export_revision(revision, exported, root)
         verdict = compare_trees(
-            exported, root, cells, tolerance, threaded_tolerance, rounds, warmups, show_progress, label=sha[:10]
+            exported,
+            current_tree or root,
+            cells,
+            tolerance,
+            threaded_tolerance,
+            rounds,
+            warmups,
+            show_progress,
+            label=sha[:10],
         )
     return dataclasses.replace(
         verdict, baseline_revision=sha, current=SourceState.from_json(provenance.source_state(root))
@@ -375,5 +402,7 @@ __all__ = [
     "compare_revisions",
     "compare_trees",
     "export_revision",
+    "import_engine",
+    "require_engine_from",
     "render_markdown",
 ]

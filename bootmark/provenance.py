@@ -106,7 +106,7 @@ def versions():
     kernel numpy runs (``openblas_coretype``: the peers' last bits depend on it, see
     :mod:`bootmark.blas`)."""
     # late on purpose: `bootmark versus` workers import this module before they choose
-    # which source tree's twins to load (head_to_head._import_engine)
+    # which source tree's twins to load (head_to_head.import_engine)
     from bootmark.reference.indices import STREAM_VERSION
 
     found = {name: package_version(name) for name in PEERS}

@@ -52,7 +52,7 @@ def median_ratio(numerators, denominators, confidence=RATIO_CONFIDENCE):
     """Median of per-round ratios numerator/denominator with a moving-block bootstrap
     percentile interval: {"median", "ci_low", "ci_high", "confidence", "block_length"}."""
     # late on purpose: `bootmark versus` workers import this module before they choose
-    # which source tree's engine to load (head_to_head._import_engine)
+    # which source tree's engine to load (head_to_head.import_engine)
     from bootmark import engine
 
     if len(numerators) != len(denominators) or len(numerators) < 3:

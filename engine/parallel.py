@@ -16,18 +16,13 @@ here. The estimate only picks the schedule.
 """
 
 import itertools
-import os
 import threading
-import time
 
 import numba
 
 PARALLEL_MIN_NANOSECONDS = 1_500_000  # estimated single-thread work below which one thread is faster
 CHUNK_NANOSECONDS = 250_000  # estimated work per chunk: dispatch costs ~10 us, so chunks stay far larger
 CHUNKS_PER_THREAD = 8  # at most; enough for a late thread's share to be taken over
-# Seconds of sleep added to every kernel dispatch. Only the speed gate's negative control
-# (tests/test_gate.py) sets it, to show that a slower engine fails `bootmark gate`.
-NEGATIVE_CONTROL_SLEEP = "BOOTMARK_NEGATIVE_CONTROL_SLEEP"
 
 
 def chunk_bounds(replicates, nanoseconds, threads):
@@ -40,8 +35,6 @@ def run_replicates(task, replicates, nanoseconds, workspace, *arguments):
     """Call ``task(begin, end, scratch, *arguments)`` over chunks of [0, replicates),
     on up to ``numba.get_num_threads()`` threads, each with its own ``workspace()``;
     ``nanoseconds`` is the caller's estimate of the whole request on one thread."""
-    if NEGATIVE_CONTROL_SLEEP in os.environ:
-        time.sleep(float(os.environ[NEGATIVE_CONTROL_SLEEP]))
     threads = min(numba.get_num_threads(), replicates) if nanoseconds >= PARALLEL_MIN_NANOSECONDS else 1
     if threads <= 1:
         task(0, replicates, workspace(), *arguments)

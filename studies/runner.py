@@ -42,7 +42,6 @@ from .truth import ensure_truths, truth_of
 
 # Test hook only: seconds each chunk waits before returning, so a test can kill a run
 # midway. It changes when chunks finish, never what they hold.
-CHUNK_DELAY_VARIABLE = "BOOTMARK_STUDY_CHUNK_DELAY"
 TRIPWIRE_SERIES = 20
 DASK_CONNECT_SECONDS = 20
 MANIFEST = "manifest.json"
@@ -112,9 +111,6 @@ def run_chunk(protocol_text, file_name, profile_name, n, first, last):
             for kind, low, high in outcome.intervals:
                 target["intervals"][kind]["lower"].append(low)
                 target["intervals"][kind]["upper"].append(high)
-    delay = float(os.environ.get(CHUNK_DELAY_VARIABLE, "0") or 0)
-    if delay > 0:
-        time.sleep(delay)
     return {"n": n, "first": first, "last": last, "protocol_sha256": protocol.sha256, "columns": columns}
 
 

@@ -1,22 +1,40 @@
 """The speed gate's negative control: a deliberately slowed engine must fail it.
 
-The slow-down is a sleep in every kernel dispatch (engine/parallel.py), switched on by
-an environment variable that nothing but this test sets. The receipt screen must flag
-it, and the head-to-head confirmation against the baseline receipt's commit (whose side
-never inherits the switch) must confirm it. The gate's pass on an unchanged tree is
+The slowed engine is a copy of this checkout's source tree with a sleep written into
+every kernel dispatch (engine/parallel.py's ``run_replicates``); the production engine
+carries no test switch. ``gate.run_gate(tree=...)`` gates that tree: the receipt screen
+must flag it, and the head-to-head confirmation against the baseline receipt's commit
+(the committed code, unslowed) must confirm it. The gate's pass on an unchanged tree is
 exercised by .ci/run itself.
 """
 
 import copy
 import io
-import os
+import pathlib
+import shutil
 import subprocess
 import sys
 
 import pytest
 
 from bootmark import compare, gate, head_to_head, receipts
-from bootmark.engine.parallel import NEGATIVE_CONTROL_SLEEP
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+DISPATCH = "    threads = min(numba.get_num_threads(), replicates)"
+
+
+def slowed_tree(destination):
+    """A copy of this checkout's engine/ and reference/ whose every kernel dispatch first
+    sleeps 20 ms: the same bits, only slower."""
+    for folder in ("engine", "reference"):
+        shutil.copytree(ROOT / folder, destination / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    parallel = destination / "engine" / "parallel.py"
+    source = parallel.read_text()
+    assert source.count(DISPATCH) == 1, "run_replicates changed: update the slowed tree's patch"
+    parallel.write_text(
+        source.replace(DISPATCH, '    __import__("time").sleep(0.02)  # the negative control\n' + DISPATCH)
+    )
+    return destination
 
 
 def baseline_commit_is_here(tmp_path):
@@ -30,14 +48,14 @@ def baseline_commit_is_here(tmp_path):
 
 @pytest.mark.skipif(gate.baseline_path() is None, reason="no committed quick-profile bench receipt")
 def test_a_slowed_engine_fails_the_gate(tmp_path):
-    environment = dict(os.environ, **{NEGATIVE_CONTROL_SLEEP: "0.02"})
-    completed = subprocess.run(
-        [sys.executable, "-m", "bootmark.cli", "gate", "--no-progress"],
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=1200,
+    slowed = slowed_tree(tmp_path / "slowed")
+    # the slowed tree's engine is imported first, then the gate (which imports the bench)
+    script = (
+        f"import sys\nfrom bootmark import head_to_head\nhead_to_head.import_engine({str(slowed)!r})\n"
+        f"from bootmark import gate\nsys.exit(gate.run_gate(show_progress=False, tree={str(slowed)!r}))"
     )
+    completed = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=1200)
+    assert "Traceback" not in completed.stderr, completed.stderr
     assert completed.returncode == compare.REGRESSION, completed.stdout + completed.stderr
     assert "REGRESSION" in completed.stdout
     if baseline_commit_is_here(tmp_path):  # else the fallback (a re-measure against the receipt) confirms

@@ -123,9 +123,3 @@ def test_the_real_engine_against_its_own_head_agrees_bit_for_bit(tmp_path):
     assert completed.returncode in (compare.PASS, compare.REGRESSION), completed.stderr
     row = next(line for line in completed.stdout.splitlines() if line.startswith("| stationary |"))
     assert row.split("|")[9].strip() == "0", textwrap.shorten(completed.stdout, 2000)  # same bits both sides
-
-
-def test_the_negative_control_switch_is_the_engines():
-    from bootmark.engine.parallel import NEGATIVE_CONTROL_SLEEP
-
-    assert head_to_head.NEGATIVE_CONTROL_SLEEP == NEGATIVE_CONTROL_SLEEP
