@@ -74,7 +74,7 @@ class _Record:
         unknown = set(data) - names
         if unknown:
             raise ValueError(f"{cls.__name__}: unexpected keys {sorted(unknown)}")
-        return cls(**{name: _from(hints[name], value) for name, value in data.items()})
+        return cls(**{name: _convert(hints[name], value, True) for name, value in data.items()})
 
     def to_json(self):
         """The JSON object this record was read from (keys in field order)."""
@@ -84,39 +84,28 @@ class _Record:
             value = getattr(self, field.name)
             if value is None and field.name in self._OMITTED_WHEN_NONE:
                 continue
-            out[field.name] = _to(hints[field.name], value)
+            out[field.name] = _convert(hints[field.name], value, False)
         return out
 
 
-def _from(hint, value):
+def _convert(hint, value, reading):
+    """``value`` read from JSON (``reading``) or written to it, by the annotation ``hint``:
+    records through their pair, ``tuple[X, ...]`` to and from lists, ``Mapping[str, X]``
+    to and from objects, ``X | None`` as X; anything else as is."""
     if value is None:
         return None
     origin, arguments = typing.get_origin(hint), typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
         inner = [a for a in arguments if a is not type(None)]
-        return _from(inner[0], value) if len(inner) == 1 else value
+        return _convert(inner[0], value, reading) if len(inner) == 1 else value
     if isinstance(hint, type) and issubclass(hint, _Record):
-        return hint.from_json(value)
+        return hint.from_json(value) if reading else value.to_json()
     if origin is tuple:
-        return tuple(_from(arguments[0], item) for item in value)
+        items = [_convert(arguments[0], item, reading) for item in value]
+        return tuple(items) if reading else items
     if origin in (Mapping, dict, typing.Mapping):
-        return _frozen({key: _from(arguments[1], item) for key, item in value.items()})
-    return value
-
-
-def _to(hint, value):
-    if value is None:
-        return None
-    origin, arguments = typing.get_origin(hint), typing.get_args(hint)
-    if origin in (typing.Union, types.UnionType):
-        inner = [a for a in arguments if a is not type(None)]
-        return _to(inner[0], value) if len(inner) == 1 else value
-    if isinstance(value, _Record):
-        return value.to_json()
-    if origin is tuple:
-        return [_to(arguments[0], item) for item in value]
-    if origin in (Mapping, dict, typing.Mapping):
-        return {key: _to(arguments[1], item) for key, item in value.items()}
+        items = {key: _convert(arguments[1], item, reading) for key, item in value.items()}
+        return _frozen(items) if reading else items
     return value
 
 

@@ -26,12 +26,9 @@ import sys
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-FOLDERS = {
-    "bootmark": "bootmark",
-    "engine": "bootmark.engine",
-    "reference": "bootmark.reference",
-    "studies": "bootmark.studies",
-}
+sys.path.insert(0, str(ROOT / "scripts"))
+from house_report import FOLDERS  # noqa: E402 - scripts/ is put on sys.path just above
+
 CORE = {"blas", "provenance", "receipts", "records", "timing", "workspace", "simulate", "usage"}
 MEASURES = {"bench", "compare", "gate", "memory", "head_to_head", "floors", "scoreboard"}
 TOP = {"bootmark.cli", "bootmark.studies.cli", "bootmark.doctor", "bootmark.example"}
