@@ -9,6 +9,23 @@ Importing this package compiles nothing: each kernel compiles on its first call 
 cached on disk, in a user cache folder named after the engine's sources, never inside the
 installed package (``bootmark/engine/cache.py``; ``NUMBA_CACHE_DIR`` overrides it). Kernels release the GIL and run on
 ``numba.get_num_threads()`` threads; results do not depend on the thread count.
+
+The public API is ``__all__``: the entry points :func:`bootstrap`,
+:func:`bootstrap_reduce`, :func:`conf_int` and :func:`optimal_block_length`, the
+method specs, the result classes, the typed errors and warnings, ``STREAM_VERSION`` and
+``DEFAULT_MEMORY_BUDGET``. The package is typed (``py.typed``).
+
+Examples
+--------
+>>> import numpy as np
+>>> from bootmark import engine
+>>> x = np.array([0.7, 0.9, 0.4, -0.2, -0.1, -0.3, 0.4, -0.1, -0.1, 0.1, 0.9, 0.5,
+...               -0.1, 0.4, 0.5, -0.2, 0.7, 1.4, 1.5, 1.7, 0.6, 0.8, 1.3, 1.1])
+>>> lower, upper, point = engine.conf_int(x, "mean", engine.MovingBlock("auto"), alpha=0.10, n_bootstraps=200, seed=1)
+>>> round(lower, 6), round(upper, 6), round(point, 6)
+(0.216458, 0.766875, 0.533333)
+>>> engine.bootstrap(x, engine.MovingBlock(4), n_bootstraps=200, seed=1).values().shape
+(200, 24)
 """
 
 from .cache import install_locator

@@ -18,9 +18,14 @@ in per-thread scratch, then store it (``values()``), reduce it (named statistics
 refit it (``"ar_coef"``, fused: no B x n tensor). Callables get the series in chunks.
 """
 
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
+
 from bootmark.reference.api import checked_interval, prepare_arguments, statistic_layout
 from bootmark.reference.errors import ErrorCode, InvalidParameterError, ParameterTypeError
 from bootmark.reference.models import FIT_OK, no_indices_error, settle_refits, warn_if_recursive_block_wild
@@ -35,6 +40,16 @@ from .indices import STREAM_VERSION, index_matrix, row_plan
 from .intervals import interval
 from .keys import root_key
 from .taper import taper_weights
+
+if TYPE_CHECKING:  # annotations only: importing this module loads neither numpy.typing nor pandas
+    import numpy.typing as npt
+    import pandas as pd
+
+    from bootmark.reference.api import ConfidenceInterval, IntervalKind, StatisticLayout
+    from bootmark.reference.models import ModelFit, ResolvedModel
+    from bootmark.reference.specs import Method, Statistic, StatisticLike
+
+    from .data import Series
 
 DEFAULT_MEMORY_BUDGET = 1 << 30  # bytes a materialized tensor may take unless the caller allows more
 CALLABLE_CHUNK = 256  # replicates materialized at a time for a callable statistic
@@ -87,27 +102,97 @@ class BootstrapResult:
     ``method`` is the resolved spec; ``memory_budget`` bounds what ``indices`` and
     ``values`` may allocate (bytes). For a model-based method ``fit`` is the
     :class:`~reference.models.ModelFit` of the data (None otherwise).
+
+    Returned by :func:`bootstrap`; not constructed by hand. Nothing is drawn until
+    :meth:`indices`, :meth:`values` or :meth:`iter_values` is called, and every call
+    draws the same replicates: replicate b depends only on (``seed``, b).
+
+    Attributes
+    ----------
+    method : method spec
+        The resolved method (``"auto"`` replaced by the length used).
+    n_bootstraps : int
+        B, the number of replicates.
+    seed : int
+        The seed used, in [0, 2**128) (fresh entropy for ``seed=None``).
+    stream_version : int
+        The version of the random streams (``STREAM_VERSION``).
+    memory_budget : int
+        Bytes :meth:`indices` and :meth:`values` may allocate.
+    fit : ModelFit or None
+        The AR fit of a model-based method; None for resampling methods.
+
+    See Also
+    --------
+    bootstrap : makes it.
+    bootmark.reference.BootstrapResult : the reference's (lists), the same replicates.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bootmark import engine
+    >>> x = np.array([0.7, 0.9, 0.4, -0.2, -0.1, -0.3, 0.4, -0.1, -0.1, 0.1, 0.9, 0.5,
+    ...               -0.1, 0.4, 0.5, -0.2, 0.7, 1.4, 1.5, 1.7, 0.6, 0.8, 1.3, 1.1])
+    >>> result = engine.bootstrap(x, engine.CircularBlock(4), n_bootstraps=3, seed=42)
+    >>> result.method, result.n_bootstraps, result.seed, result.memory_budget == 2**30
+    (CircularBlock(block_length=4), 3, 42, True)
+    >>> result.indices().shape, result.values().shape
+    ((3, 24), (3, 24))
     """
 
-    method: object
+    method: Method
     n_bootstraps: int
     seed: int
     stream_version: int
     memory_budget: int
-    series: object = field(repr=False)
-    fit: object = None
-    model: object = field(default=None, repr=False)
+    series: Series = field(repr=False)
+    fit: ModelFit | None = None
+    model: ResolvedModel | None = field(default=None, repr=False)
 
-    def indices(self):
+    def indices(self) -> npt.NDArray[np.int32]:
         """(B, n) int32 source positions; a model-based method has none and raises
-        InvalidParameterError (code METHOD)."""
+        InvalidParameterError (code METHOD).
+
+        Row b, column t is the position in [0, n) of the observation replicate b has at
+        time t; one row serves every variable of multivariate data. Bit for bit the rows
+        of :meth:`bootmark.reference.BootstrapResult.indices`.
+
+        Returns
+        -------
+        numpy.ndarray
+            A new (B, n) int32 array.
+
+        Raises
+        ------
+        InvalidParameterError
+            Code METHOD: the method is model-based (its replicates are rebuilt series).
+            Code MEMORY_BUDGET: B * n * 4 bytes exceed ``memory_budget``.
+
+        See Also
+        --------
+        values : the resampled series.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from bootmark import engine, reference
+        >>> x = np.array([0.7, 0.9, 0.4, -0.2, -0.1, -0.3, 0.4, -0.1, -0.1, 0.1, 0.9, 0.5])
+        >>> rows = engine.bootstrap(x, engine.MovingBlock(3), n_bootstraps=2, seed=1).indices()
+        >>> rows
+        array([[ 3,  4,  5,  5,  6,  7,  5,  6,  7,  7,  8,  9],
+               [ 6,  7,  8,  4,  5,  6,  9, 10, 11,  5,  6,  7]], dtype=int32)
+        >>> rows.tolist() == reference.bootstrap(x, reference.MovingBlock(3), n_bootstraps=2, seed=1).indices()
+        True
+        """
         if self.model is not None:
             raise no_indices_error(self.method)
         shape = (self.n_bootstraps, self.series.n)
         _check_budget(shape, 4, self.memory_budget, "the index matrix")
         return index_matrix(self.method, self.series.n, self.seed, self.n_bootstraps)
 
-    def values(self, dtype="float64", out=None):
+    def values(
+        self, dtype: Literal["float64", "float32"] = "float64", out: npt.NDArray[np.floating] | None = None
+    ) -> npt.NDArray[np.floating]:
         """Resampled series: (B, n) for one series, (B, n, d) for rows of d variables.
 
         Parameters
@@ -127,6 +212,39 @@ class BootstrapResult:
             series x* in the data's units; for ``ResidualBootstrap(..., design="fixed")``
             they are fitted values on the *observed* lags plus errors, so their own lags
             are not the regressors (``reference/models.py`` item 9).
+
+        Raises
+        ------
+        InvalidParameterError
+            Code DTYPE: ``dtype`` is not "float64" or "float32"; ``out`` is not float64 or
+            float32, has the wrong shape, is not C-contiguous or is read-only, or its dtype
+            disagrees with a ``dtype`` passed. Code MEMORY_BUDGET (without ``out``): the
+            array would exceed ``memory_budget`` bytes.
+        ParameterTypeError
+            Code DTYPE: ``out`` is not a numpy array.
+
+        See Also
+        --------
+        iter_values : the same rows, a chunk at a time.
+        indices : the source positions.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from bootmark import engine, reference
+        >>> x = np.array([0.7, 0.9, 0.4, -0.2, -0.1, -0.3, 0.4, -0.1, -0.1, 0.1, 0.9, 0.5])
+        >>> result = engine.bootstrap(x, engine.MovingBlock(3), n_bootstraps=4, seed=1)
+        >>> paths = result.values()
+        >>> paths.shape, paths.dtype
+        ((4, 12), dtype('float64'))
+        >>> paths.tolist() == reference.bootstrap(x, reference.MovingBlock(3), n_bootstraps=4, seed=1).values()
+        True
+        >>> buffer = np.empty((4, 12), dtype=np.float32)
+        >>> result.values(out=buffer) is buffer
+        True
+        >>> rows = np.column_stack([x, 10 * x])  # n rows of d = 2 variables, resampled together
+        >>> engine.bootstrap(rows, engine.MovingBlock(3), n_bootstraps=4, seed=1).values().shape
+        (4, 12, 2)
         """
         n, d = self.series.n, self.series.d
         shape = (self.n_bootstraps, n) if self.series.univariate else (self.n_bootstraps, n, d)
@@ -137,7 +255,9 @@ class BootstrapResult:
             target = _checked_out(out, shape, dtype)
         return self._fill(self._recipe(), 0, self.n_bootstraps, target, out)
 
-    def iter_values(self, chunk_size=None, dtype="float64"):
+    def iter_values(
+        self, chunk_size: int | None = None, dtype: Literal["float64", "float32"] = "float64"
+    ) -> Iterator[tuple[int, npt.NDArray[np.floating]]]:
         """Yield ``(first, block)``: the replicates first .. first + len(block) - 1 as in
         :meth:`values`, a chunk at a time, so B x n is never held at once.
 
@@ -147,6 +267,40 @@ class BootstrapResult:
             Replicates per chunk; default as many as fit in 64 MiB (at least 1). The
             chunks hold exactly the rows :meth:`values` would return.
         dtype : {"float64", "float32"}
+            Of the yielded arrays.
+
+        Yields
+        ------
+        first : int
+            The number of the chunk's first replicate.
+        block : numpy.ndarray
+            A new (count, n) or (count, n, d) array of replicates first .. first +
+            count - 1; count is ``chunk_size`` except for the last chunk.
+
+        Raises
+        ------
+        InvalidParameterError
+            Code DTYPE: an unsupported ``dtype``. Code MEMORY_BUDGET: one chunk would
+            exceed ``memory_budget`` bytes.
+        ParameterTypeError
+            Code N_BOOTSTRAPS: ``chunk_size`` is not a positive int.
+
+        Notes
+        -----
+        This is a generator: the arguments are checked, and errors raised, when
+        iteration starts (at the first ``next``), not at the call.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from bootmark import engine
+        >>> x = np.array([0.7, 0.9, 0.4, -0.2, -0.1, -0.3, 0.4, -0.1, -0.1, 0.1, 0.9, 0.5])
+        >>> result = engine.bootstrap(x, engine.CircularBlock(3), n_bootstraps=5, seed=1)
+        >>> [(first, block.shape) for first, block in result.iter_values(chunk_size=2)]
+        [(0, (2, 12)), (2, (2, 12)), (4, (1, 12))]
+        >>> chunks = [block for _, block in result.iter_values(chunk_size=2)]
+        >>> bool((np.concatenate(chunks) == result.values()).all())
+        True
         """
         target = _target_dtype(dtype)
         row_bytes = self.series.n * self.series.d * target.itemsize
@@ -258,27 +412,120 @@ class ReduceResult:
     ``point`` is the statistic on the original data. Model-based methods record their
     ``fit``; ``skipped`` holds the replicates dropped by ``explosive="skip"``, whose rows
     ``statistics`` then lacks (it has B - len(skipped) rows).
+
+    Returned by :func:`bootstrap_reduce`; not constructed by hand.
+
+    Attributes
+    ----------
+    statistic : Statistic
+        The parsed statistic.
+    method : method spec
+        The resolved method.
+    n_bootstraps : int
+        B, the number of replicates drawn.
+    seed : int
+        The seed used, in [0, 2**128).
+    stream_version : int
+        The version of the random streams.
+    statistics : numpy.ndarray
+        float64, (B,) or (B, k), in replicate order.
+    point : float, numpy.ndarray or pandas.Series
+        The statistic of the original data: a float for a scalar statistic of one
+        series, a pandas Series indexed by ``labels`` when the components are named
+        (a DataFrame's columns, ``"ar_coef"``'s coefficients), else a float64 array.
+    labels : tuple or None
+        Names of the components, as in the reference.
+    fit : ModelFit or None
+        The AR fit of a model-based method.
+    skipped : tuple of int
+        Replicates dropped by ``explosive="skip"``.
+
+    See Also
+    --------
+    bootstrap_reduce : makes it.
+    bootmark.reference.ReduceResult : the reference's (lists and dicts).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bootmark import engine
+    >>> x = np.array([0.7, 0.9, 0.4, -0.2, -0.1, -0.3, 0.4, -0.1, -0.1, 0.1, 0.9, 0.5,
+    ...               -0.1, 0.4, 0.5, -0.2, 0.7, 1.4, 1.5, 1.7, 0.6, 0.8, 1.3, 1.1])
+    >>> result = engine.bootstrap_reduce(x, engine.MovingBlock(4), ("quantile", (0.25, 0.75)), 100, seed=42)
+    >>> result.statistics.shape, result.labels
+    ((100, 2), (0.25, 0.75))
+    >>> type(result.point).__name__, result.point.round(6).tolist()
+    ('Series', [-0.1, 0.9])
     """
 
-    statistic: object
-    method: object
+    statistic: Statistic
+    method: Method
     n_bootstraps: int
     seed: int
     stream_version: int
-    statistics: np.ndarray = field(repr=False)
-    point: object = None
-    labels: tuple = None
-    layout: object = field(default=None, repr=False)
-    point_components: tuple = field(default=(), repr=False)
-    fit: object = None
-    skipped: tuple = ()
+    statistics: npt.NDArray[np.float64] = field(repr=False)
+    point: float | npt.NDArray[np.float64] | pd.Series | None = None
+    labels: tuple[Hashable, ...] | None = None
+    layout: StatisticLayout | None = field(default=None, repr=False)  # set by bootstrap_reduce
+    point_components: tuple[float, ...] = field(default=(), repr=False)
+    fit: ModelFit | None = None
+    skipped: tuple[int, ...] = ()
 
-    def component(self, k):
-        """The B replicates of component k."""
+    def component(self, k: int) -> npt.NDArray[np.float64]:
+        """The B replicates of component k.
+
+        Parameters
+        ----------
+        k : int
+            The component's position (``labels`` names them in order). A scalar
+            statistic has the one component 0.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64, (B,) (B - len(skipped) with ``explosive="skip"``), sharing memory
+            with :attr:`statistics` (not a copy).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from bootmark import engine
+        >>> rows = np.array([[0.7, 1.0], [0.9, 0.2], [0.4, -0.5], [-0.2, 0.3], [-0.1, 0.9], [-0.3, -0.7]])
+        >>> result = engine.bootstrap_reduce(rows, engine.IID(), "mean", n_bootstraps=3, seed=5)
+        >>> result.component(1).round(6).tolist()
+        [0.166667, 0.25, 0.083333]
+        """
         return self.statistics if self.statistics.ndim == 1 else self.statistics[:, k]
 
-    def quantile(self, q):
-        """Linear-interpolation quantile(s) of the bootstrap distribution (numpy's rule)."""
+    def quantile(self, q: float | Sequence[float]) -> float | npt.NDArray[np.float64] | pd.Series | list:
+        """Linear-interpolation quantile(s) of the bootstrap distribution (numpy's rule).
+
+        Parameters
+        ----------
+        q : float or sequence of float
+            Level(s) in [0, 1]; a list or tuple gives a list, one entry per level.
+
+        Returns
+        -------
+        float, numpy.ndarray, pandas.Series or list
+            Per level, laid out like :attr:`point`.
+
+        Raises
+        ------
+        ParameterTypeError
+            Code QUANTILE: a level is not a number.
+        InvalidParameterError
+            Code QUANTILE: a level is outside [0, 1] or not finite.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from bootmark import engine
+        >>> x = np.array([0.7, 0.9, 0.4, -0.2, -0.1, -0.3, 0.4, -0.1, -0.1, 0.1, 0.9, 0.5])
+        >>> result = engine.bootstrap_reduce(x, engine.MovingBlock(3), "mean", n_bootstraps=200, seed=3)
+        >>> [round(v, 6) for v in result.quantile([0.05, 0.5, 0.95])]
+        [-0.042083, 0.158333, 0.400417]
+        """
         if isinstance(q, (list, tuple)):
             return [self.quantile(level) for level in q]
         level = as_probability(q, "q", ErrorCode.QUANTILE, "pass a level in [0, 1], e.g. 0.95", open_interval=False)
@@ -371,11 +618,86 @@ def _reduce_statistics(series, method, statistic, seed, n_bootstraps, width):
     return out
 
 
-def bootstrap(x, method, n_bootstraps=999, seed=None, *, memory_budget=DEFAULT_MEMORY_BUDGET):
+def bootstrap(
+    x: npt.ArrayLike | pd.Series | pd.DataFrame,
+    method: Method,
+    n_bootstraps: int = 999,
+    seed: int | None = None,
+    *,
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+) -> BootstrapResult:
     """Resample ``x`` with ``method``; a :class:`BootstrapResult` (see reference.bootstrap).
 
     ``memory_budget`` (bytes, default 1 GiB) caps what ``indices()`` and ``values()``
     may allocate; a larger request raises InvalidParameterError (code MEMORY_BUDGET).
+
+    The same arguments, checks, errors and replicates as
+    :func:`bootmark.reference.bootstrap` (index rows bit for bit); numpy types out. A
+    model-based method is fitted here (bitwise the reference's fit).
+
+    Parameters
+    ----------
+    x : array_like, pandas.Series or pandas.DataFrame
+        One series of n >= 2 finite numbers, or an (n, d) array / DataFrame of n rows of
+        d variables (rows are resampled together). Magnitudes up to 2**495, n below 2**31.
+    method : method spec
+        An instance of IID, MovingBlock, CircularBlock, NonOverlappingBlock,
+        StationaryBlock, TaperedBlock, ResidualBootstrap or SieveAR.
+    n_bootstraps : int, default 999
+        B, a positive int (numpy integers accepted; floats and bools refused).
+    seed : int or None, default None
+        A non-negative int below 2**128, or None for 64 bits of fresh entropy (recorded
+        on the result as ``seed``).
+    memory_budget : int, default 2**30
+        Bytes, a non-negative int.
+
+    Returns
+    -------
+    BootstrapResult
+        The resolved method, B, the seed used, the budget and (model-based) the fit.
+
+    Raises
+    ------
+    ParameterTypeError
+        Code MEMORY_BUDGET: ``memory_budget`` is not a non-negative int (checked first).
+        Code METHOD, N_BOOTSTRAPS, SEED: as :func:`bootmark.reference.bootstrap`.
+    DataTypeError, InvalidDataError, InvalidParameterError
+        As :func:`bootmark.reference.bootstrap`: bad data (codes DATA_*), a block length
+        above n (BLOCK_LENGTH) or not estimable (BLOCK_LENGTH_ESTIMATE), B < 1, a seed
+        outside [0, 2**128), an AR order at or above n / 2 (MODEL_ORDER), an AR fit that
+        is singular or not stationary (MODEL_FIT).
+
+    Warns
+    -----
+    BlockLengthWarning
+        A block length equal to n, or a non-overlapping one that leaves one block.
+
+    See Also
+    --------
+    bootstrap_reduce : a statistic of every replicate, without the B x n tensor.
+    bootmark.reference.bootstrap : the executable specification.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bootmark import engine, reference
+    >>> x = np.array([0.7, 0.9, 0.4, -0.2, -0.1, -0.3, 0.4, -0.1, -0.1, 0.1, 0.9, 0.5,
+    ...               -0.1, 0.4, 0.5, -0.2, 0.7, 1.4, 1.5, 1.7, 0.6, 0.8, 1.3, 1.1])
+    >>> result = engine.bootstrap(x, engine.StationaryBlock("auto"), n_bootstraps=5, seed=2024)
+    >>> result.method
+    StationaryBlock(mean_block_length=3)
+    >>> result.indices()[0].tolist()
+    [12, 13, 14, 22, 8, 9, 10, 11, 12, 8, 9, 10, 11, 12, 5, 6, 7, 1, 9, 21, 5, 6, 7, 21]
+    >>> twin = reference.bootstrap(x.tolist(), reference.StationaryBlock("auto"), n_bootstraps=5, seed=2024)
+    >>> result.indices().tolist() == twin.indices()
+    True
+
+    The budget refuses a larger tensor (code MEMORY_BUDGET); ``bootstrap_reduce`` never builds one:
+
+    >>> engine.bootstrap(x, engine.IID(), n_bootstraps=100, seed=1, memory_budget=1024).values()
+    Traceback (most recent call last):
+        ...
+    bootmark.reference.errors.InvalidParameterError: memory_budget: the materialized tensor of shape (100, 24) needs ...
     """
     memory_budget = _check_memory_budget(memory_budget)
     series, method, n_bootstraps, seed = _prepare(x, method, n_bootstraps, seed)
@@ -431,7 +753,13 @@ def _model_reduce(series, method, statistic, n_bootstraps, seed):
     )
 
 
-def bootstrap_reduce(x, method, statistic, n_bootstraps=999, seed=None):
+def bootstrap_reduce(
+    x: npt.ArrayLike | pd.Series | pd.DataFrame,
+    method: Method,
+    statistic: StatisticLike,
+    n_bootstraps: int = 999,
+    seed: int | None = None,
+) -> ReduceResult:
     """Bootstrap distribution of ``statistic``; a :class:`ReduceResult`.
 
     Named statistics run in fused Numba kernels (one replicate per work item; mean, var
@@ -440,6 +768,69 @@ def bootstrap_reduce(x, method, statistic, n_bootstraps=999, seed=None):
     ``CALLABLE_CHUNK`` replicates: correct, but slower by the Python call per replicate.
     "ar_coef" (model-based methods) refits the AR on every rebuilt series inside the
     kernel: a (B, p + 1) array, labelled intercept, phi_1 .. phi_p.
+
+    The same arguments, statistics, checks, errors and replicates as
+    :func:`bootmark.reference.bootstrap_reduce`; the statistics agree with the
+    reference's within the bounds stated in ``engine/reduce.py`` (model-based methods:
+    ``engine/models.py``).
+
+    Parameters
+    ----------
+    x : array_like, pandas.Series or pandas.DataFrame
+        The data, as for :func:`bootstrap`.
+    method : method spec
+        A method spec instance, as for :func:`bootstrap`.
+    statistic : str, tuple or callable
+        "mean", "var" (ddof=0), "std", "median", ("quantile", q) with q a level in
+        [0, 1] or a sequence of distinct levels, "ar_coef" (model-based methods only),
+        or a callable returning a float or a flat sequence of floats, the same number
+        for every replicate.
+    n_bootstraps : int, default 999
+        B, a positive int.
+    seed : int or None, default None
+        A non-negative int below 2**128, or None for fresh entropy (recorded).
+
+    Returns
+    -------
+    ReduceResult
+        ``statistics`` a float64 (B,) or (B, k) array; ``point`` the statistic of ``x``.
+
+    Raises
+    ------
+    DataTypeError, InvalidDataError, ParameterTypeError, InvalidParameterError
+        As :func:`bootmark.reference.bootstrap_reduce`: for the data, method, B and seed
+        as :func:`bootstrap`; code STATISTIC for an unknown or unsupported statistic
+        or ``"ar_coef"`` with a resampling method; QUANTILE for bad levels;
+        STATISTIC_RESULT when a callable returns non-finite, non-numeric or a varying
+        number of values; InvalidDataError MODEL_FIT for a refused ``"ar_coef"`` refit.
+
+    Warns
+    -----
+    BlockLengthWarning, SkippedReplicatesWarning, BlockWildDesignWarning
+        As :func:`bootmark.reference.bootstrap_reduce`.
+
+    See Also
+    --------
+    conf_int : an interval from these replicates.
+    bootmark.reference.bootstrap_reduce : the executable specification.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bootmark import engine, reference
+    >>> x = np.array([0.7, 0.9, 0.4, -0.2, -0.1, -0.3, 0.4, -0.1, -0.1, 0.1, 0.9, 0.5,
+    ...               -0.1, 0.4, 0.5, -0.2, 0.7, 1.4, 1.5, 1.7, 0.6, 0.8, 1.3, 1.1])
+    >>> result = engine.bootstrap_reduce(x, engine.MovingBlock(4), "mean", n_bootstraps=200, seed=42)
+    >>> result.statistics.shape, round(result.point, 6)
+    ((200,), 0.533333)
+    >>> twin = reference.bootstrap_reduce(x.tolist(), reference.MovingBlock(4), "mean", n_bootstraps=200, seed=42)
+    >>> bool(np.allclose(result.statistics, twin.statistics, rtol=0, atol=1e-12))
+    True
+    >>> fit = engine.bootstrap_reduce(x, engine.ResidualBootstrap(engine.AR(1)), "ar_coef", n_bootstraps=200, seed=42)
+    >>> fit.statistics.shape, fit.labels
+    ((200, 2), ('intercept', 'phi_1'))
+    >>> fit.point.round(6).tolist()
+    [0.216086, 0.609403]
     """
     series, method, n_bootstraps, seed = _prepare(x, method, n_bootstraps, seed)
     # before resolving "auto", in the reference's order
@@ -515,8 +906,16 @@ def studentization(x, result):
 
 
 def conf_int(
-    x, statistic, method, alpha=0.05, kind="percentile", n_bootstraps=999, seed=None, *, inner_bootstraps=None
-):
+    x: npt.ArrayLike | pd.Series | pd.DataFrame,
+    statistic: StatisticLike,
+    method: Method,
+    alpha: float = 0.05,
+    kind: IntervalKind = "percentile",
+    n_bootstraps: int = 999,
+    seed: int | None = None,
+    *,
+    inner_bootstraps: int | None = None,
+) -> ConfidenceInterval:
     """Two-sided bootstrap confidence interval: unpacks as (lower, upper, point).
 
     Same checks and definitions as ``reference.conf_int`` (see ``reference.intervals``);
@@ -532,6 +931,69 @@ def conf_int(
     kind="studentized" (the mean, resampling methods other than TaperedBlock) adds one
     fused pass over each replicate for its fixed-b standard error: about the cost of
     materializing the replicates, without storing them.
+
+    Parameters
+    ----------
+    x : array_like, pandas.Series or pandas.DataFrame
+        The data, as for :func:`bootstrap`.
+    statistic : str, tuple or callable
+        As for :func:`bootstrap_reduce`; each component gets its own interval.
+    method : method spec
+        A method spec instance.
+    alpha : float, default 0.05
+        The total two-sided tail probability, in (0, 1): 0.10 gives a 90% interval.
+    kind : {"percentile", "basic", "normal", "calibrated", "studentized"}, default "percentile"
+        The interval, defined in ``reference.intervals``.
+    n_bootstraps : int, default 999
+        B, an int >= 2.
+    seed : int or None, default None
+        A non-negative int below 2**128, or None for fresh entropy (recorded).
+    inner_bootstraps : int or None, default None
+        C, for kind="calibrated" only: an int >= 10 (None: 199).
+
+    Returns
+    -------
+    ConfidenceInterval
+        Unpacks as ``lower, upper, point``: floats, or arrays / pandas Series laid out
+        like :meth:`ReduceResult.quantile`.
+
+    Raises
+    ------
+    ParameterTypeError, InvalidParameterError, InvalidDataError, DataTypeError
+        As :func:`bootmark.reference.conf_int`: code INTERVAL_KIND for an unknown kind
+        or one the method does not support, ALPHA for alpha outside (0, 1),
+        N_BOOTSTRAPS for B < 2 or a bad ``inner_bootstraps``, STATISTIC for a callable
+        with kind="calibrated" or a statistic other than the mean with
+        kind="studentized", DATA_CONSTANT for a studentized interval of a constant series
+        or resample; and whatever :func:`bootstrap_reduce` raises.
+
+    Warns
+    -----
+    BlockLengthWarning, SkippedReplicatesWarning, BlockWildDesignWarning
+        As :func:`bootstrap_reduce`.
+
+    See Also
+    --------
+    bootstrap_reduce : the replicates the bounds come from.
+    bootmark.reference.conf_int : the executable specification.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bootmark import engine
+    >>> x = np.array([0.7, 0.9, 0.4, -0.2, -0.1, -0.3, 0.4, -0.1, -0.1, 0.1, 0.9, 0.5,
+    ...               -0.1, 0.4, 0.5, -0.2, 0.7, 1.4, 1.5, 1.7, 0.6, 0.8, 1.3, 1.1])
+    >>> method = engine.StationaryBlock(3)
+    >>> lower, upper, point = engine.conf_int(x, "mean", method, alpha=0.10, n_bootstraps=200, seed=42)
+    >>> round(lower, 6), round(upper, 6), round(point, 6)
+    (0.241667, 0.800208, 0.533333)
+    >>> ci = engine.conf_int(x, "median", engine.MovingBlock(4), kind="calibrated", n_bootstraps=100, seed=42,
+    ...                      inner_bootstraps=50)
+    >>> ci.kind, ci.inner_bootstraps, round(ci.lower, 6), round(ci.upper, 6)
+    ('calibrated', 50, -0.002, 1.15)
+    >>> rows = np.column_stack([x, 2 * x])
+    >>> engine.conf_int(rows, "mean", engine.MovingBlock(4), n_bootstraps=200, seed=42).lower.round(6).tolist()
+    [0.128958, 0.257917]
     """
     return checked_interval(
         bootstrap_reduce,

@@ -30,13 +30,23 @@ rounding of the band could in principle pick a different m_hat. Columns with few
 ``MIN_ESTIMATE_OBSERVATIONS`` values, or constant ones, are refused by the shared check.
 """
 
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
+
 from bootmark.reference import blocklength as reference_blocklength
 from bootmark.reference.blocklength import check_estimable, check_long_run_variance
 
 from .data import as_array
+
+if TYPE_CHECKING:  # annotations only: importing this module loads neither numpy.typing nor pandas
+    import numpy.typing as npt
+    import pandas as pd
+
+    from bootmark.reference.blocklength import BlockLengthEstimate
 
 
 def _dot(a, b):
@@ -130,12 +140,64 @@ def estimate_block_length(series):
     return reference_blocklength.estimate_block_length(series, _column_estimates)
 
 
-def optimal_block_length(x):
+def optimal_block_length(x: npt.ArrayLike | pd.Series | pd.DataFrame) -> BlockLengthEstimate:
     """Politis-White (2004, corrected 2009) optimal block lengths of ``x``, in observations.
 
     Returns a :class:`~reference.blocklength.BlockLengthEstimate`. Raises
     InvalidDataError for bad data, a constant or too short column, or a zero long-run
     variance.
+
+    The definitions are the reference's (:func:`bootmark.reference.optimal_block_length`),
+    computed in numpy; the raw estimates agree with the reference's to about 1e-12
+    relative, and the integer lengths ``"auto"`` resolves to are the same unless a column's
+    autocorrelation lies within rounding of the band (this module's docstring).
+
+    Parameters
+    ----------
+    x : array_like, pandas.Series or pandas.DataFrame
+        One series of n observations, or n rows of d variables (each column estimated on
+        its own; the integer lengths take the largest). At least 6 observations per
+        column, none constant.
+
+    Returns
+    -------
+    BlockLengthEstimate
+        ``stationary`` and ``circular``: raw estimates in observations (floats, or
+        tuples per column); ``stationary_length`` and ``circular_length``: the ints
+        ``"auto"`` resolves to; ``labels``: a DataFrame's column labels.
+
+    Raises
+    ------
+    DataTypeError
+        Code DATA_TYPE: ``x`` is not numeric.
+    InvalidDataError
+        Codes DATA_SHAPE, DATA_TOO_SHORT, DATA_NOT_FINITE, DATA_RANGE, DATA_TOO_LONG: bad
+        data. Code BLOCK_LENGTH_ESTIMATE: a column shorter than 6, constant, or with a
+        zero long-run variance estimate.
+
+    See Also
+    --------
+    bootmark.reference.optimal_block_length : the executable specification.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bootmark import engine, reference
+    >>> x = np.array([0.7, 0.9, 0.4, -0.2, -0.1, -0.3, 0.4, -0.1, -0.1, 0.1, 0.9, 0.5,
+    ...               -0.1, 0.4, 0.5, -0.2, 0.7, 1.4, 1.5, 1.7, 0.6, 0.8, 1.3, 1.1])
+    >>> estimate = engine.optimal_block_length(x)
+    >>> round(estimate.stationary, 6), round(estimate.circular, 6)
+    (2.912846, 3.334376)
+    >>> estimate.stationary_length, estimate.circular_length
+    (3, 4)
+    >>> twin = reference.optimal_block_length(x.tolist())
+    >>> abs(estimate.circular - twin.circular) <= 1e-10 * twin.circular
+    True
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"level": x, "square": x * x})
+    >>> estimate = engine.optimal_block_length(frame)
+    >>> estimate.labels, [round(v, 6) for v in estimate.circular], estimate.circular_length
+    (('level', 'square'), [3.334376, 3.199385], 4)
     """
     return estimate_block_length(as_array(x))
 

@@ -3,6 +3,25 @@
 Slow and plain on purpose. It defines what every method, random stream, statistic and
 interval means; the Numba engine must reproduce its index rows bit for bit and its
 statistics within stated bounds.
+
+The public API is ``__all__``: the entry points :func:`bootstrap`,
+:func:`bootstrap_reduce`, :func:`conf_int` and :func:`optimal_block_length`, the
+method specs, the result classes, the typed errors and warnings and
+``STREAM_VERSION``; the engine (:mod:`bootmark.engine`) takes and raises the same. The
+package is typed (``py.typed``) and its annotations need nothing outside the standard
+library.
+
+Examples
+--------
+>>> from bootmark import reference
+>>> x = [0.7, 0.9, 0.4, -0.2, -0.1, -0.3, 0.4, -0.1, -0.1, 0.1, 0.9, 0.5,
+...      -0.1, 0.4, 0.5, -0.2, 0.7, 1.4, 1.5, 1.7, 0.6, 0.8, 1.3, 1.1]
+>>> lower, upper, point = reference.conf_int(x, "mean", reference.MovingBlock("auto"), alpha=0.10, n_bootstraps=200,
+...                                          seed=1)
+>>> round(lower, 6), round(upper, 6), round(point, 6)
+(0.216458, 0.766875, 0.533333)
+>>> len(reference.bootstrap(x, reference.MovingBlock(4), n_bootstraps=200, seed=1).values())
+200
 """
 
 from .api import BootstrapResult, ConfidenceInterval, ReduceResult, bootstrap, bootstrap_reduce, conf_int

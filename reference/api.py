@@ -7,11 +7,15 @@ fit their model to the data first and record it on the result (``fit``); their
 replicates are rebuilt series (``models.py``), not rows of source positions.
 """
 
+from __future__ import annotations
+
 import secrets
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from .blocklength import resolve_method
-from .data import as_series
+from .data import Series, as_series
 from .errors import ErrorCode, InvalidParameterError
 from .indices import STREAM_VERSION, index_rows, row_builder
 from .intervals import (
@@ -31,6 +35,8 @@ from .models import (
     ARITHMETIC,
     FIT_OK,
     FIXED,
+    ModelFit,
+    ResolvedModel,
     design_of,
     fixed_design,
     fixed_refit,
@@ -43,6 +49,10 @@ from .models import (
 )
 from .reduce import apply_statistic, mean, quantile_sorted
 from .specs import (
+    DataLike,
+    Method,
+    Statistic,
+    StatisticLike,
     TaperedBlock,
     check_method,
     check_statistic,
@@ -54,6 +64,9 @@ from .taper import taper_weights
 from .validation import as_probability, check_alpha, check_n_bootstraps, check_seed
 
 SEED_BITS = 64  # entropy drawn for seed=None
+
+#: The interval kinds of ``conf_int`` (``reference.intervals`` defines each).
+IntervalKind = Literal["percentile", "basic", "normal", "calibrated", "studentized"]
 
 
 def prepare_arguments(as_data, x, method, n_bootstraps, seed):
@@ -98,7 +111,7 @@ class StatisticLayout:
     """How a statistic's components are presented: a float, a list or a labelled dict."""
 
     scalar: bool
-    labels: tuple = None
+    labels: tuple[Hashable, ...] | None = None
 
     @staticmethod
     def present_with(layout, components):
@@ -136,30 +149,117 @@ class BootstrapResult:
     ``method`` is the resolved spec (``"auto"`` replaced by the length used). For a
     model-based method ``fit`` is the :class:`~reference.models.ModelFit` of the data
     (None otherwise).
+
+    Returned by :func:`bootstrap`; not constructed by hand. Nothing is drawn until
+    :meth:`indices` or :meth:`values` is called, and every call draws the same
+    replicates: replicate b depends only on (``seed``, b).
+
+    Attributes
+    ----------
+    method : method spec
+        The resolved method (block lengths are ints; a sieve's ``max_order`` is the P
+        used; a ``BlockWild`` innovation's ``"auto"`` is the length used).
+    n_bootstraps : int
+        B, the number of replicates.
+    seed : int
+        The seed used, in [0, 2**128): the one passed, or the fresh entropy drawn for
+        ``seed=None``. Passing it again replays the replicates exactly.
+    stream_version : int
+        The version of the random streams (``STREAM_VERSION``) the replicates follow.
+    fit : ModelFit or None
+        The AR fit of a model-based method; None for resampling methods.
+
+    See Also
+    --------
+    bootstrap : makes it.
+    bootstrap_reduce : a statistic of every replicate, without keeping the replicates.
+
+    Examples
+    --------
+    >>> from bootmark import reference
+    >>> x = [0.7, 0.9, 0.4, -0.2, -0.1, -0.3, 0.4, -0.1, -0.1, 0.1, 0.9, 0.5,
+    ...      -0.1, 0.4, 0.5, -0.2, 0.7, 1.4, 1.5, 1.7, 0.6, 0.8, 1.3, 1.1]
+    >>> result = reference.bootstrap(x, reference.CircularBlock(4), n_bootstraps=3, seed=42)
+    >>> result.method, result.n_bootstraps, result.seed
+    (CircularBlock(block_length=4), 3, 42)
+    >>> result.indices()[0]
+    [1, 2, 3, 4, 0, 1, 2, 3, 12, 13, 14, 15, 4, 5, 6, 7, 13, 14, 15, 16, 5, 6, 7, 8]
+    >>> result.values()[0][:8]
+    [0.9, 0.4, -0.2, -0.1, 0.7, 0.9, 0.4, -0.2]
     """
 
-    method: object
+    method: Method
     n_bootstraps: int
     seed: int
     stream_version: int
-    series: object = field(repr=False)
-    fit: object = None
-    model: object = field(default=None, repr=False)
+    series: Series = field(repr=False)
+    fit: ModelFit | None = None
+    model: ResolvedModel | None = field(default=None, repr=False)
 
-    def indices(self):
+    def indices(self) -> list[list[int]]:
         """B rows of n source positions (ints in [0, n)); a model-based method has none
-        and raises InvalidParameterError (code METHOD)."""
+        and raises InvalidParameterError (code METHOD).
+
+        Row b, position t holds the index of the observation that replicate b has at
+        time t. For multivariate data one row serves every variable (rows are resampled
+        together). The rows are bit for bit those of the engine
+        (:meth:`bootmark.engine.BootstrapResult.indices`).
+
+        Returns
+        -------
+        list of list of int
+            B lists of n positions in [0, n).
+
+        Raises
+        ------
+        InvalidParameterError
+            Code METHOD: the method is model-based (ResidualBootstrap, SieveAR), whose
+            replicates are rebuilt series, not resampled positions.
+
+        See Also
+        --------
+        values : the resampled (or rebuilt) series themselves.
+
+        Examples
+        --------
+        >>> from bootmark import reference
+        >>> x = [0.7, 0.9, 0.4, -0.2, -0.1, -0.3, 0.4, -0.1, -0.1, 0.1, 0.9, 0.5]
+        >>> reference.bootstrap(x, reference.MovingBlock(3), n_bootstraps=2, seed=1).indices()
+        [[3, 4, 5, 5, 6, 7, 5, 6, 7, 7, 8, 9], [6, 7, 8, 4, 5, 6, 9, 10, 11, 5, 6, 7]]
+        """
         if self.model is not None:
             raise no_indices_error(self.method)
         return list(index_rows(self.method, self.series.n, self.seed, self.n_bootstraps))
 
-    def values(self):
+    def values(self) -> list[list[float]] | list[list[list[float]]]:
         """B resampled series: lists of n floats for 1-D data, of n row lists otherwise.
 
         For :class:`TaperedBlock` these are the tapered values (see its docstring); for a
         model-based method the rebuilt series (``models.py``): for
         ``ResidualBootstrap(..., design="fixed")`` fitted values on the observed lags plus
         errors, whose own lags are not the regressors (item 9).
+
+        Returns
+        -------
+        list
+            B replicates in the data's units: each a list of n floats (one series) or
+            of n lists of d floats (rows).
+
+        See Also
+        --------
+        indices : the source positions of resampling methods.
+        bootmark.engine.BootstrapResult.values : the engine's (B, n[, d]) array.
+
+        Examples
+        --------
+        >>> from bootmark import reference
+        >>> x = [0.7, 0.9, 0.4, -0.2, -0.1, -0.3, 0.4, -0.1, -0.1, 0.1, 0.9, 0.5]
+        >>> result = reference.bootstrap(x, reference.MovingBlock(3), n_bootstraps=2, seed=1)
+        >>> result.values()[0]
+        [-0.2, -0.1, -0.3, -0.3, 0.4, -0.1, -0.3, 0.4, -0.1, -0.1, -0.1, 0.1]
+        >>> rows = [(v, 10 * v) for v in x]
+        >>> reference.bootstrap(rows, reference.MovingBlock(3), n_bootstraps=2, seed=1).values()[0][:3]
+        [[-0.2, -2.0], [-0.1, -1.0], [-0.3, -3.0]]
         """
         if self.model is not None:
             paths = replicate_paths(self.model, self.series.columns[0], self.seed, self.n_bootstraps)
@@ -183,35 +283,127 @@ class ReduceResult:
     Model-based methods record their ``fit`` (a ModelFit); ``skipped`` holds the numbers
     of replicates dropped by ``explosive="skip"``, which ``statistics`` then lacks (it
     has B - len(skipped) entries).
+
+    Returned by :func:`bootstrap_reduce`; not constructed by hand.
+
+    Attributes
+    ----------
+    statistic : Statistic
+        The parsed statistic (its ``kind``, quantile ``levels`` or ``function``).
+    method : method spec
+        The resolved method, as on :class:`BootstrapResult`.
+    n_bootstraps : int
+        B, the number of replicates drawn.
+    seed : int
+        The seed used, in [0, 2**128).
+    stream_version : int
+        The version of the random streams.
+    statistics : list of float or list of tuple of float
+        The replicates of the statistic, in replicate order.
+    point : float, list of float or dict
+        The statistic of the original data: a float for a scalar statistic of one
+        series, a dict keyed by ``labels`` when the components are named, else a list.
+    labels : tuple or None
+        Names of the components: DataFrame column labels, quantile levels,
+        (label, level) pairs, or ``("intercept", "phi_1", ..)`` for ``"ar_coef"``.
+    fit : ModelFit or None
+        The AR fit of a model-based method.
+    skipped : tuple of int
+        Replicates dropped by ``explosive="skip"`` (empty otherwise).
+
+    See Also
+    --------
+    bootstrap_reduce : makes it.
+    conf_int : an interval from the same replicates.
+
+    Examples
+    --------
+    >>> from bootmark import reference
+    >>> x = [0.7, 0.9, 0.4, -0.2, -0.1, -0.3, 0.4, -0.1, -0.1, 0.1, 0.9, 0.5,
+    ...      -0.1, 0.4, 0.5, -0.2, 0.7, 1.4, 1.5, 1.7, 0.6, 0.8, 1.3, 1.1]
+    >>> result = reference.bootstrap_reduce(x, reference.MovingBlock(4), ("quantile", (0.25, 0.75)), 100, seed=42)
+    >>> result.labels, result.width, len(result.statistics)
+    ((0.25, 0.75), 2, 100)
+    >>> result.point
+    {0.25: -0.1, 0.75: 0.9}
     """
 
-    statistic: object
-    method: object
+    statistic: Statistic
+    method: Method
     n_bootstraps: int
     seed: int
     stream_version: int
-    statistics: list = field(repr=False)
-    point: object = None
-    labels: tuple = None
-    layout: object = field(default=None, repr=False)
-    point_components: tuple = field(default=(), repr=False)
-    fit: object = None
-    skipped: tuple = ()
+    statistics: list[Any] = field(repr=False)  # floats, or tuples of floats (see above)
+    point: float | list[float] | dict[Hashable, float] | None = None
+    labels: tuple[Hashable, ...] | None = None
+    layout: Any = field(default=None, repr=False)  # a StatisticLayout, set by bootstrap_reduce
+    point_components: tuple[float, ...] = field(default=(), repr=False)
+    fit: ModelFit | None = None
+    skipped: tuple[int, ...] = ()
 
-    def component(self, k):
-        """The B replicates of component k, as a list of floats."""
+    def component(self, k: int) -> list[float]:
+        """The B replicates of component k, as a list of floats.
+
+        Parameters
+        ----------
+        k : int
+            The component's position: a column, a quantile level, or a coefficient
+            (``labels`` names them in order). A scalar statistic has the one component 0.
+
+        Returns
+        -------
+        list of float
+            One value per kept replicate, in replicate order.
+
+        Examples
+        --------
+        >>> from bootmark import reference
+        >>> rows = [(0.7, 1.0), (0.9, 0.2), (0.4, -0.5), (-0.2, 0.3), (-0.1, 0.9), (-0.3, -0.7)]
+        >>> result = reference.bootstrap_reduce(rows, reference.IID(), "mean", n_bootstraps=3, seed=5)
+        >>> [round(v, 6) for v in result.component(1)]
+        [0.166667, 0.25, 0.083333]
+        """
         if self.layout.scalar:
             return list(self.statistics)
         return [entry[k] for entry in self.statistics]
 
     @property
-    def width(self):
+    def width(self) -> int:
+        """The number of components of the statistic (1 for a scalar one)."""
         return 1 if self.layout.scalar else len(self.statistics[0])
 
-    def quantile(self, q):
+    def quantile(self, q: float | Sequence[float]) -> Any:
         """Linear-interpolation quantile(s) of the bootstrap distribution.
 
         ``q`` is a level in [0, 1] or a sequence of levels (then a list is returned).
+
+        The rule is numpy's default (``method="linear"``), applied to each component.
+
+        Parameters
+        ----------
+        q : float or sequence of float
+            Level(s) in [0, 1].
+
+        Returns
+        -------
+        float, list or dict
+            For one level, laid out like :attr:`point` (a float, a list, or a dict keyed
+            by ``labels``); for a list or tuple of levels, a list of those.
+
+        Raises
+        ------
+        ParameterTypeError
+            Code QUANTILE: a level is not a number.
+        InvalidParameterError
+            Code QUANTILE: a level is outside [0, 1] or not finite.
+
+        Examples
+        --------
+        >>> from bootmark import reference
+        >>> x = [0.7, 0.9, 0.4, -0.2, -0.1, -0.3, 0.4, -0.1, -0.1, 0.1, 0.9, 0.5]
+        >>> result = reference.bootstrap_reduce(x, reference.MovingBlock(3), "mean", n_bootstraps=200, seed=3)
+        >>> [round(v, 6) for v in result.quantile([0.05, 0.5, 0.95])]
+        [-0.042083, 0.158333, 0.400417]
         """
         if isinstance(q, (list, tuple)):
             return [self.quantile(level) for level in q]
@@ -219,7 +411,7 @@ class ReduceResult:
         return self.layout.present(tuple(quantile_sorted(sorted(self.component(k)), level) for k in range(self.width)))
 
 
-def bootstrap(x, method, n_bootstraps=999, seed=None):
+def bootstrap(x: DataLike, method: Method, n_bootstraps: int = 999, seed: int | None = None) -> BootstrapResult:
     """Resample ``x`` with ``method``; return a :class:`BootstrapResult`.
 
     ``x`` is one series (n values) or n rows of d variables (rows are resampled
@@ -227,6 +419,78 @@ def bootstrap(x, method, n_bootstraps=999, seed=None):
     ``n_bootstraps`` is the number B of replicates; ``seed`` an int in [0, 2**128) or
     None for fresh entropy (the seed used is recorded on the result). A model-based
     method (one series only) is fitted here and its fit recorded.
+
+    Every argument is checked before any work; ``"auto"`` block lengths are resolved on
+    ``x``. The replicates are drawn lazily by the result's :meth:`~BootstrapResult.indices`
+    and :meth:`~BootstrapResult.values`.
+
+    Parameters
+    ----------
+    x : sequence of float, sequence of rows, numpy array or pandas Series/DataFrame
+        One series of n >= 2 finite numbers, or n rows of d numbers. Values are in the
+        data's units; their magnitude must not exceed 2**495 and n must be below 2**31.
+    method : method spec
+        An instance of IID, MovingBlock, CircularBlock, NonOverlappingBlock,
+        StationaryBlock, TaperedBlock, ResidualBootstrap or SieveAR (not the class).
+    n_bootstraps : int, default 999
+        B, the number of replicates: a positive int (numpy integers accepted, floats and
+        bools refused).
+    seed : int or None, default None
+        A non-negative int below 2**128, or None to draw 64 bits of fresh entropy. The
+        seed used is recorded on the result, so any result can be replayed.
+
+    Returns
+    -------
+    BootstrapResult
+        The resolved method, B, the seed used and (model-based methods) the fit.
+
+    Raises
+    ------
+    DataTypeError
+        Code DATA_TYPE: ``x`` is not numeric.
+    InvalidDataError
+        Codes DATA_SHAPE, DATA_TOO_SHORT, DATA_NOT_FINITE, DATA_RANGE, DATA_TOO_LONG:
+        ``x`` is empty, ragged, 3-D, shorter than 2, not finite, too large or too long;
+        DATA_SHAPE also for several columns with a model-based method. Code
+        BLOCK_LENGTH_ESTIMATE: ``"auto"`` on data whose block length cannot be
+        estimated. Code MODEL_FIT: the AR fit to ``x`` is singular, explosive or has a
+        unit root.
+    ParameterTypeError
+        Code METHOD: ``method`` is not a method spec instance. Codes N_BOOTSTRAPS, SEED:
+        ``n_bootstraps`` or ``seed`` is not an int.
+    InvalidParameterError
+        Code N_BOOTSTRAPS: ``n_bootstraps`` < 1. Code SEED: ``seed`` outside
+        [0, 2**128). Code BLOCK_LENGTH: a block length above n (a BlockWild one above
+        n - p). Code MODEL_ORDER: an AR order or sieve ``max_order`` at or above n / 2.
+
+    Warns
+    -----
+    BlockLengthWarning
+        A block length equal to n, or a non-overlapping one that leaves one block.
+
+    See Also
+    --------
+    bootstrap_reduce : the distribution of a statistic, without storing replicates.
+    conf_int : a confidence interval.
+    bootmark.engine.bootstrap : the engine's twin (the same rows, bit for bit).
+
+    Examples
+    --------
+    >>> from bootmark import reference
+    >>> x = [0.7, 0.9, 0.4, -0.2, -0.1, -0.3, 0.4, -0.1, -0.1, 0.1, 0.9, 0.5,
+    ...      -0.1, 0.4, 0.5, -0.2, 0.7, 1.4, 1.5, 1.7, 0.6, 0.8, 1.3, 1.1]
+    >>> result = reference.bootstrap(x, reference.StationaryBlock("auto"), n_bootstraps=5, seed=2024)
+    >>> result.method
+    StationaryBlock(mean_block_length=3)
+    >>> result.indices()[0]
+    [12, 13, 14, 22, 8, 9, 10, 11, 12, 8, 9, 10, 11, 12, 5, 6, 7, 1, 9, 21, 5, 6, 7, 21]
+
+    With ``seed=None`` the seed drawn is recorded, and replays the same replicates:
+
+    >>> first = reference.bootstrap(x, reference.MovingBlock(3), n_bootstraps=5)
+    >>> again = reference.bootstrap(x, reference.MovingBlock(3), n_bootstraps=5, seed=first.seed)
+    >>> again.indices() == first.indices()
+    True
     """
     series, method, n_bootstraps, seed = _prepare(x, method, n_bootstraps, seed)
     if is_model_method(method):
@@ -290,7 +554,9 @@ def _model_reduce(series, method, statistic, n_bootstraps, seed):
     )
 
 
-def bootstrap_reduce(x, method, statistic, n_bootstraps=999, seed=None):
+def bootstrap_reduce(
+    x: DataLike, method: Method, statistic: StatisticLike, n_bootstraps: int = 999, seed: int | None = None
+) -> ReduceResult:
     """Bootstrap distribution of ``statistic`` under ``method``; a :class:`ReduceResult`.
 
     ``statistic`` is "mean", "var" (ddof=0), "std", "median", ("quantile", q) with q a
@@ -299,6 +565,75 @@ def bootstrap_reduce(x, method, statistic, n_bootstraps=999, seed=None):
     sequence of floats. Named statistics are applied to every column. "ar_coef" (model-
     based methods only) refits the AR model on every replicate: components intercept,
     phi_1 .. phi_p, labelled.
+
+    The replicates are those of :func:`bootstrap` with the same arguments (replicate b
+    of both is the same series).
+
+    Parameters
+    ----------
+    x : sequence of float, sequence of rows, numpy array or pandas Series/DataFrame
+        The data, as for :func:`bootstrap`.
+    method : method spec
+        A method spec instance, as for :func:`bootstrap`.
+    statistic : str, tuple or callable
+        As above. Quantile levels lie in [0, 1], each listed once, interpolated linearly
+        (numpy's default). A callable must return the same number of finite values for
+        every replicate as for the data.
+    n_bootstraps : int, default 999
+        B, a positive int.
+    seed : int or None, default None
+        A non-negative int below 2**128, or None for fresh entropy (recorded).
+
+    Returns
+    -------
+    ReduceResult
+        The B replicates of the statistic (B - len(skipped) with ``explosive="skip"``),
+        its value on the data (``point``) and the names of its components.
+
+    Raises
+    ------
+    DataTypeError, InvalidDataError, ParameterTypeError, InvalidParameterError
+        For ``x``, ``method``, ``n_bootstraps`` and ``seed`` as :func:`bootstrap` raises
+        them. For the statistic: ParameterTypeError (code STATISTIC) for an unsupported
+        type; InvalidParameterError code STATISTIC for an unknown name or ``"ar_coef"``
+        with a resampling method, code QUANTILE for a missing, duplicate or out-of-range
+        level (ParameterTypeError for a non-number), code STATISTIC_RESULT when a
+        callable returns non-finite values, non-numbers, or a varying number of values.
+        InvalidDataError code MODEL_FIT when an ``"ar_coef"`` refit is explosive or
+        singular under ``explosive="raise"``, or every refit is under ``"skip"``.
+
+    Warns
+    -----
+    BlockLengthWarning
+        A block length equal to n, or a non-overlapping one that leaves one block.
+    SkippedReplicatesWarning
+        ``"ar_coef"`` with ``explosive="skip"`` dropped some replicates.
+    BlockWildDesignWarning
+        ``"ar_coef"`` with a recursive block-wild bootstrap (block length above 1).
+
+    See Also
+    --------
+    conf_int : an interval from these replicates.
+    bootmark.engine.bootstrap_reduce : the engine's twin (fused kernels, numpy types out).
+
+    Examples
+    --------
+    >>> from bootmark import reference
+    >>> x = [0.7, 0.9, 0.4, -0.2, -0.1, -0.3, 0.4, -0.1, -0.1, 0.1, 0.9, 0.5,
+    ...      -0.1, 0.4, 0.5, -0.2, 0.7, 1.4, 1.5, 1.7, 0.6, 0.8, 1.3, 1.1]
+    >>> result = reference.bootstrap_reduce(x, reference.MovingBlock(4), "mean", n_bootstraps=200, seed=42)
+    >>> round(result.point, 6), len(result.statistics)
+    (0.533333, 200)
+    >>> [round(q, 6) for q in result.quantile([0.05, 0.95])]
+    [0.175, 0.7875]
+
+    A callable receives each resampled series:
+
+    >>> def spread(sample):
+    ...     return max(sample) - min(sample)
+    >>> result = reference.bootstrap_reduce(x, reference.MovingBlock(4), spread, n_bootstraps=50, seed=42)
+    >>> round(result.point, 6), round(min(result.statistics), 6)
+    (2.0, 1.1)
     """
     series, method, n_bootstraps, seed = _prepare(x, method, n_bootstraps, seed)
     statistic = check_statistic_for_method(check_statistic(statistic), method)
@@ -335,26 +670,71 @@ class ConfidenceInterval:
     ``inner_bootstraps`` is C, the inner replicates per outer replicate, for
     kind="calibrated", and None for the other kinds. ``fit`` and ``skipped`` are those of
     the underlying bootstrap_reduce result (model-based methods).
+
+    Returned by ``conf_int`` of both twins (the engine lays the bounds out as floats,
+    numpy arrays or pandas Series); not constructed by hand.
+
+    Attributes
+    ----------
+    lower, upper : float, list, dict, numpy array or pandas Series
+        The bounds, in the statistic's units.
+    point : float, list, dict, numpy array or pandas Series
+        The statistic of the original data.
+    kind : str
+        The interval kind (see :func:`conf_int`).
+    alpha : float
+        The total two-sided tail probability, in (0, 1).
+    method : method spec
+        The resolved method.
+    n_bootstraps : int
+        B, the outer replicates.
+    seed : int
+        The seed used, in [0, 2**128).
+    stream_version : int
+        The version of the random streams.
+    inner_bootstraps : int or None
+        C for kind="calibrated"; None otherwise.
+    fit : ModelFit or None
+        The AR fit of a model-based method.
+    skipped : tuple of int
+        Replicates dropped by ``explosive="skip"``.
+
+    See Also
+    --------
+    conf_int : makes it.
+
+    Examples
+    --------
+    >>> from bootmark import reference
+    >>> x = [0.7, 0.9, 0.4, -0.2, -0.1, -0.3, 0.4, -0.1, -0.1, 0.1, 0.9, 0.5]
+    >>> ci = reference.conf_int(x, "mean", reference.MovingBlock(3), alpha=0.10, n_bootstraps=200, seed=1)
+    >>> ci.kind, ci.alpha, round(ci.coverage, 6), ci.inner_bootstraps
+    ('percentile', 0.1, 0.9, None)
+    >>> lower, upper, point = ci
+    >>> lower < point < upper
+    True
     """
 
-    lower: object
-    upper: object
-    point: object
+    lower: Any
+    upper: Any
+    point: Any
     kind: str
     alpha: float
-    method: object
+    method: Method
     n_bootstraps: int
     seed: int
     stream_version: int
-    inner_bootstraps: int = None
-    fit: object = None
-    skipped: tuple = ()
+    inner_bootstraps: int | None = None
+    fit: ModelFit | None = None
+    skipped: tuple[int, ...] = ()
 
     @property
-    def coverage(self):
+    def coverage(self) -> float:
+        """The nominal coverage, 1 - alpha (0.9 for alpha=0.10)."""
         return 1.0 - self.alpha
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
+        """Unpack as ``lower, upper, point``."""
         return iter((self.lower, self.upper, self.point))
 
 
@@ -468,8 +848,16 @@ def checked_interval(
 
 
 def conf_int(
-    x, statistic, method, alpha=0.05, kind="percentile", n_bootstraps=999, seed=None, *, inner_bootstraps=None
-):
+    x: DataLike,
+    statistic: StatisticLike,
+    method: Method,
+    alpha: float = 0.05,
+    kind: IntervalKind = "percentile",
+    n_bootstraps: int = 999,
+    seed: int | None = None,
+    *,
+    inner_bootstraps: int | None = None,
+) -> ConfidenceInterval:
     """Two-sided bootstrap confidence interval for ``statistic``: (lower, upper, point).
 
     ``alpha`` is the total tail probability (0.10 gives a 90% interval); ``kind`` is
@@ -488,6 +876,76 @@ def conf_int(
     interval needs a named statistic (a callable raises InvalidParameterError, code
     STATISTIC) and a resampling method: model-based methods refuse it (code
     INTERVAL_KIND) and take "percentile", "basic" or "normal".
+
+    Parameters
+    ----------
+    x : sequence of float, sequence of rows, numpy array or pandas Series/DataFrame
+        The data, as for :func:`bootstrap`.
+    statistic : str, tuple or callable
+        As for :func:`bootstrap_reduce`; each component gets its own interval.
+    method : method spec
+        A method spec instance, as for :func:`bootstrap`.
+    alpha : float, default 0.05
+        The total two-sided tail probability, in (0, 1): alpha/2 in each tail.
+    kind : {"percentile", "basic", "normal", "calibrated", "studentized"}, default "percentile"
+        The interval (definitions in ``reference.intervals``).
+    n_bootstraps : int, default 999
+        B, an int >= 2.
+    seed : int or None, default None
+        A non-negative int below 2**128, or None for fresh entropy (recorded).
+    inner_bootstraps : int or None, default None
+        C, for kind="calibrated" only: an int >= 10 (None means 199).
+
+    Returns
+    -------
+    ConfidenceInterval
+        Unpacks as ``lower, upper, point``; bounds laid out like
+        :meth:`ReduceResult.quantile`.
+
+    Raises
+    ------
+    ParameterTypeError
+        Code INTERVAL_KIND: ``kind`` is not a string. Code ALPHA: ``alpha`` is not a
+        number. Code N_BOOTSTRAPS: ``inner_bootstraps`` is not an int. Otherwise as
+        :func:`bootstrap_reduce`.
+    InvalidParameterError
+        Code INTERVAL_KIND: an unknown ``kind``; kind="calibrated" with a model-based
+        method; kind="studentized" with a model-based method or TaperedBlock. Code ALPHA:
+        ``alpha`` outside (0, 1). Code N_BOOTSTRAPS: ``n_bootstraps`` < 2, or
+        ``inner_bootstraps`` below 10 or given with another kind. Code STATISTIC: a
+        callable with kind="calibrated", or a statistic other than ``"mean"`` with
+        kind="studentized". Otherwise as :func:`bootstrap_reduce`.
+    InvalidDataError
+        Code DATA_CONSTANT: kind="studentized" on a constant series or resample.
+        Otherwise as :func:`bootstrap_reduce`.
+    DataTypeError
+        As :func:`bootstrap`.
+
+    Warns
+    -----
+    BlockLengthWarning, SkippedReplicatesWarning, BlockWildDesignWarning
+        As :func:`bootstrap_reduce`.
+
+    See Also
+    --------
+    bootstrap_reduce : the replicates the bounds come from.
+    bootmark.engine.conf_int : the engine's twin.
+
+    Examples
+    --------
+    >>> from bootmark import reference
+    >>> x = [0.7, 0.9, 0.4, -0.2, -0.1, -0.3, 0.4, -0.1, -0.1, 0.1, 0.9, 0.5,
+    ...      -0.1, 0.4, 0.5, -0.2, 0.7, 1.4, 1.5, 1.7, 0.6, 0.8, 1.3, 1.1]
+    >>> method = reference.StationaryBlock(3)
+    >>> lower, upper, point = reference.conf_int(x, "mean", method, alpha=0.10, n_bootstraps=200, seed=42)
+    >>> round(lower, 6), round(upper, 6), round(point, 6)
+    (0.241667, 0.800208, 0.533333)
+    >>> ci = reference.conf_int(x, "mean", method, kind="studentized", n_bootstraps=200, seed=42)
+    >>> round(ci.lower, 6), round(ci.upper, 6)
+    (-0.249406, 1.807838)
+    >>> ci = reference.conf_int(x, "median", method, kind="calibrated", n_bootstraps=50, seed=42, inner_bootstraps=20)
+    >>> ci.inner_bootstraps, round(ci.lower, 6), round(ci.upper, 6)
+    (20, -0.1, 1.3)
     """
     return checked_interval(
         bootstrap_reduce,

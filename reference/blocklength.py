@@ -23,12 +23,15 @@ non-overlapping and tapered blocks use the circular estimate (the MBB and CBB sh
 their optimal length; the NBB and TBB have none of their own here).
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Hashable
 from dataclasses import dataclass, replace
 
 from .data import as_series
 from .errors import BlockLengthWarning, ErrorCode, InvalidDataError, InvalidParameterError, warn_at_caller
-from .specs import AUTO, IID, NonOverlappingBlock, StationaryBlock
+from .specs import AUTO, IID, DataLike, NonOverlappingBlock, StationaryBlock
 
 
 def _autocovariances(e, max_lag, run, band):
@@ -121,13 +124,46 @@ class BlockLengthEstimate:
     floats for one series, tuples with one entry per column for multivariate data
     (``labels`` names the columns of a DataFrame). ``stationary_length`` and
     ``circular_length`` are the integers ``"auto"`` resolves to.
+
+    Both twins' :func:`optimal_block_length` return this class.
+
+    Attributes
+    ----------
+    stationary : float or tuple of float
+        Raw estimate of the mean block length of :class:`~bootmark.reference.StationaryBlock`.
+    circular : float or tuple of float
+        Raw estimate of the block length of :class:`~bootmark.reference.CircularBlock`
+        (also used for moving, non-overlapping and tapered blocks).
+    stationary_length : int
+        What ``StationaryBlock("auto")`` resolves to: ceil(estimate) floored at 1 and
+        capped at n; for multivariate data the largest over the columns.
+    circular_length : int
+        What ``"auto"`` resolves to for the other block methods, by the same rule.
+    labels : tuple or None
+        The DataFrame's column labels, in the order of the tuples; None otherwise.
+
+    See Also
+    --------
+    optimal_block_length : computes it.
+
+    Examples
+    --------
+    >>> from bootmark import reference
+    >>> x = [0.7, 0.9, 0.4, -0.2, -0.1, -0.3, 0.4, -0.1, -0.1, 0.1, 0.9, 0.5,
+    ...      -0.1, 0.4, 0.5, -0.2, 0.7, 1.4, 1.5, 1.7, 0.6, 0.8, 1.3, 1.1]
+    >>> rows = [(v, v * v) for v in x]  # two variables: a series and its square
+    >>> estimate = reference.optimal_block_length(rows)
+    >>> [round(v, 6) for v in estimate.circular]
+    [3.334376, 3.199385]
+    >>> estimate.circular_length  # the larger column's, rounded up
+    4
     """
 
-    stationary: object
-    circular: object
+    stationary: float | tuple[float, ...]
+    circular: float | tuple[float, ...]
     stationary_length: int
     circular_length: int
-    labels: tuple = None
+    labels: tuple[Hashable, ...] | None = None
 
 
 def estimate_block_length(series, column_estimates=None):
@@ -146,11 +182,60 @@ def estimate_block_length(series, column_estimates=None):
     )
 
 
-def optimal_block_length(x):
+def optimal_block_length(x: DataLike) -> BlockLengthEstimate:
     """Politis-White (2004, corrected 2009) optimal block lengths of ``x``.
 
     Returns a :class:`BlockLengthEstimate`. Raises InvalidDataError for bad data or a
     series whose long-run variance estimate is zero.
+
+    The estimator, its constants and its rounding are defined in this module's
+    docstring; they follow ``arch.bootstrap.optimal_block_length`` 8.0.0, so the raw
+    estimates agree with arch's to rounding. ``"auto"`` block lengths resolve to this
+    estimate of the data being bootstrapped.
+
+    Parameters
+    ----------
+    x : sequence of float, sequence of rows, numpy array or pandas object
+        One series of n observations, or n rows of d variables (each column is
+        estimated on its own). At least 6 observations per column; no column constant.
+
+    Returns
+    -------
+    BlockLengthEstimate
+        Raw estimates in observations (floats, or tuples per column) and the integer
+        lengths ``"auto"`` resolves to.
+
+    Raises
+    ------
+    DataTypeError
+        Code DATA_TYPE: ``x`` is not numeric.
+    InvalidDataError
+        Codes DATA_SHAPE, DATA_TOO_SHORT, DATA_NOT_FINITE, DATA_RANGE, DATA_TOO_LONG: ``x``
+        is not one or two dimensions of finite numbers. Code BLOCK_LENGTH_ESTIMATE: a
+        column has fewer than 6 observations, is constant, or has a zero long-run variance
+        estimate.
+
+    See Also
+    --------
+    bootmark.engine.optimal_block_length : the engine's twin (agrees to about 1e-12 relative).
+    StationaryBlock, CircularBlock : the specs whose ``"auto"`` this resolves.
+
+    Examples
+    --------
+    >>> from bootmark import reference
+    >>> x = [0.7, 0.9, 0.4, -0.2, -0.1, -0.3, 0.4, -0.1, -0.1, 0.1, 0.9, 0.5,
+    ...      -0.1, 0.4, 0.5, -0.2, 0.7, 1.4, 1.5, 1.7, 0.6, 0.8, 1.3, 1.1]
+    >>> estimate = reference.optimal_block_length(x)
+    >>> round(estimate.stationary, 6), round(estimate.circular, 6)
+    (2.912846, 3.334376)
+    >>> estimate.stationary_length, estimate.circular_length
+    (3, 4)
+    >>> reference.bootstrap(x, reference.StationaryBlock("auto"), n_bootstraps=1, seed=0).method
+    StationaryBlock(mean_block_length=3)
+    >>> reference.optimal_block_length([1.0, 2.0, 3.0])
+    Traceback (most recent call last):
+        ...
+    bootmark.reference.errors.InvalidDataError: x: 3 observations are too few to estimate a block length (at least 6)...
     """
     return estimate_block_length(as_series(x))
 

@@ -11,7 +11,20 @@ from enum import Enum
 
 
 class ErrorCode(str, Enum):
-    """Stable machine-readable codes, one per distinct kind of bad input."""
+    """Stable machine-readable codes, one per distinct kind of bad input.
+
+    Every :class:`BootmarkError` carries one as ``code``; its value (``"BM101"`` ..) ends
+    the error's message. Codes are never renumbered and a retired code is never reused.
+    The comment beside each member (in the source) says which input it stands for.
+
+    Examples
+    --------
+    >>> from bootmark import reference
+    >>> reference.ErrorCode.SEED.value
+    'BM302'
+    >>> reference.ErrorCode("BM302") is reference.ErrorCode.SEED
+    True
+    """
 
     DATA_TYPE = "BM101"  # x is not numeric (strings, objects, complex, ...)
     DATA_SHAPE = "BM102"  # x is empty, ragged or has more than two dimensions
@@ -41,6 +54,10 @@ class ErrorCode(str, Enum):
 class BootmarkError(Exception):
     """Base class of every bootmark error.
 
+    Raised (as one of its four subclasses) by every public function and spec of both
+    twins for bad input, before any work is done. Its message reads
+    ``"{argument}: {problem}. Fix: {fix} [{code}]"``.
+
     Attributes
     ----------
     code : ErrorCode
@@ -51,6 +68,17 @@ class BootmarkError(Exception):
         What is wrong.
     fix : str
         What to do instead.
+
+    Examples
+    --------
+    >>> from bootmark import reference
+    >>> try:
+    ...     reference.bootstrap([0.5, 1.5, -0.5], reference.IID(), n_bootstraps=0)
+    ... except reference.BootmarkError as error:
+    ...     print(type(error).__name__, error.code.name, error.argument)
+    ...     print(error)
+    InvalidParameterError N_BOOTSTRAPS n_bootstraps
+    n_bootstraps: must be >= 1, got 0. Fix: pass a whole number of replicates such as 999 [BM301]
     """
 
     def __init__(self, code, argument, problem, fix):
@@ -62,28 +90,62 @@ class BootmarkError(Exception):
 
 
 class InvalidDataError(BootmarkError, ValueError):
-    """The data ``x`` has the wrong shape or contains unusable values."""
+    """The data ``x`` has the wrong shape or contains unusable values.
+
+    Raised by ``bootstrap``, ``bootstrap_reduce``, ``conf_int`` and
+    ``optimal_block_length`` of both twins: codes DATA_SHAPE, DATA_TOO_SHORT,
+    DATA_NOT_FINITE, DATA_TOO_LONG and DATA_RANGE for the data itself; MODEL_FIT for an
+    AR fit (or a replicate's refit) that is singular, explosive or has a unit root;
+    DATA_CONSTANT for a studentized interval of a constant series or resample; and
+    BLOCK_LENGTH_ESTIMATE when a block length cannot be estimated (``"auto"``).
+    """
 
 
 class DataTypeError(BootmarkError, TypeError):
-    """The data ``x`` is not numeric."""
+    """The data ``x`` is not numeric.
+
+    Raised (code DATA_TYPE) by every entry point that takes ``x``: for strings, objects,
+    complex numbers, bools, times, or containers that are not a list, tuple, numpy
+    array or pandas object.
+    """
 
 
 class InvalidParameterError(BootmarkError, ValueError):
-    """An argument other than the data has an invalid value."""
+    """An argument other than the data has an invalid value.
+
+    Raised by the specs' constructors and by the entry points, with the code of the
+    argument at fault (BLOCK_LENGTH, WINDOW, MODEL, MODEL_ORDER, METHOD, N_BOOTSTRAPS,
+    SEED, STATISTIC, INTERVAL_KIND, ALPHA, QUANTILE, STATISTIC_RESULT, and in the engine
+    MEMORY_BUDGET and DTYPE), e.g. a block length above n or a seed at or above 2**128.
+    """
 
 
 class ParameterTypeError(BootmarkError, TypeError):
-    """An argument other than the data has the wrong type."""
+    """An argument other than the data has the wrong type.
+
+    Raised by the specs' constructors and by the entry points, with the code of the
+    argument at fault, e.g. a float seed, a spec class passed instead of an instance
+    (code METHOD), or a string where a count is expected.
+    """
 
 
 class BlockLengthWarning(UserWarning):
-    """A legal but degenerate block length, e.g. one equal to the series length."""
+    """A legal but degenerate block length, e.g. one equal to the series length.
+
+    Issued by ``bootstrap``, ``bootstrap_reduce`` and ``conf_int`` of both twins when a
+    (resolved) block length equals n, or a non-overlapping one leaves room for a single
+    block: every replicate is then the original series up to rotation (or, for the
+    non-overlapping case, one and the same series).
+    """
 
 
 class SkippedReplicatesWarning(UserWarning):
     """Replicates were dropped from a model-based bootstrap because their AR refit was
-    explosive or singular (only with ``explosive="skip"``); the result records which."""
+    explosive or singular (only with ``explosive="skip"``); the result records which.
+
+    Issued by ``bootstrap_reduce`` and ``conf_int`` of both twins for the statistic
+    ``"ar_coef"``; the dropped replicate numbers are the result's ``skipped``.
+    """
 
 
 class BlockWildDesignWarning(UserWarning):
@@ -91,7 +153,12 @@ class BlockWildDesignWarning(UserWarning):
     through the fitted recursion, y*_{t-1} shares e*_t's multiplier within a block, so
     the refit coefficients' spread shrinks as the block length grows (too narrow
     intervals); ``ResidualBootstrap(..., design="fixed")`` gives the block-wise sandwich
-    spread instead (see ``BlockWild``)."""
+    spread instead (see ``BlockWild``).
+
+    Issued by ``bootstrap_reduce`` and ``conf_int`` of both twins for ``"ar_coef"`` with
+    a recursive ResidualBootstrap or a SieveAR whose innovation is a BlockWild of
+    (resolved) block length above 1.
+    """
 
 
 def warn_at_caller(message, category):

@@ -206,24 +206,68 @@ class ModelFit:
     (phi_1 .. phi_p) are in data units, ``mean`` is the centring constant m,
     ``residual_count`` is M = n - p. A sieve also records ``max_order`` (P),
     ``criterion`` and ``criterion_values`` (orders 0 .. P, on the common sample).
+
+    Recorded as ``fit`` on every result of a model-based method (ResidualBootstrap,
+    SieveAR) by both twins; the engine's fit is bitwise the reference's. How it is
+    computed (least squares on the centred series, the stationarity check, the sieve's
+    criteria) is items 1-5 of this module's docstring.
+
+    Attributes
+    ----------
+    order : int
+        p, the number of lags (for a sieve, the selected order).
+    intercept : float
+        c, in the data's units.
+    coefficients : tuple of float
+        phi_1 .. phi_p.
+    mean : float
+        m, the mean of the data, around which the fit is computed.
+    residual_count : int
+        M = n - p, the number of residuals the synthetic errors are drawn from.
+    max_order : int or None
+        P, the largest order a sieve compared; None for ResidualBootstrap.
+    criterion : {"aic", "bic"} or None
+        The sieve's criterion; None for ResidualBootstrap.
+    criterion_values : tuple of float
+        The criterion of orders 0 .. P on the common sample (+inf for a singular fit,
+        -inf for a perfect one); empty for ResidualBootstrap.
+
+    See Also
+    --------
+    bootmark.reference.ResidualBootstrap, bootmark.reference.SieveAR : the methods that fit it.
+
+    Examples
+    --------
+    >>> from bootmark import reference
+    >>> x = [0.7, 0.9, 0.4, -0.2, -0.1, -0.3, 0.4, -0.1, -0.1, 0.1, 0.9, 0.5,
+    ...      -0.1, 0.4, 0.5, -0.2, 0.7, 1.4, 1.5, 1.7, 0.6, 0.8, 1.3, 1.1]
+    >>> fit = reference.bootstrap(x, reference.ResidualBootstrap(reference.AR(1)), n_bootstraps=1, seed=0).fit
+    >>> fit.order, fit.residual_count, fit.labels
+    (1, 23, ('intercept', 'phi_1'))
+    >>> [round(v, 6) for v in fit.components]
+    [0.216086, 0.609403]
+    >>> sieve = reference.bootstrap(x, reference.SieveAR(max_order=3), n_bootstraps=1, seed=0).fit
+    >>> sieve.order, sieve.max_order, sieve.criterion, len(sieve.criterion_values)
+    (1, 3, 'aic', 4)
     """
 
     order: int
     intercept: float
-    coefficients: tuple
+    coefficients: tuple[float, ...]
     mean: float
     residual_count: int
-    max_order: int = None
-    criterion: str = None
-    criterion_values: tuple = ()
+    max_order: int | None = None
+    criterion: str | None = None
+    criterion_values: tuple[float, ...] = ()
 
     @property
-    def components(self):
+    def components(self) -> tuple[float, ...]:
         """(intercept, phi_1, .., phi_p): the ``"ar_coef"`` statistic of the data."""
         return (self.intercept,) + self.coefficients
 
     @property
-    def labels(self):
+    def labels(self) -> tuple[str, ...]:
+        """("intercept", "phi_1", .., "phi_p"): the names of :attr:`components`."""
         return coefficient_labels(self.order)
 
 

@@ -11,14 +11,42 @@ its recursion with synthetic errors drawn by an innovation spec (:class:`IID`,
 :class:`Wild` or :class:`BlockWild`). ``reference/models.py`` defines them exactly.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Final, Literal, Protocol
 
 from .errors import ErrorCode, InvalidParameterError, ParameterTypeError
 from .validation import as_integer, as_positive_int, as_probability
 
-AUTO = "auto"
+AUTO: Final = "auto"
 TAPER_WINDOWS = ("tukey", "bartlett", "hann")
 DEFAULT_TUKEY_TAPER_FRACTION = 0.5
+
+# ---------------------------------------------------------------------------------------
+# Type aliases of the public signatures (annotations only: nothing here is checked by
+# type; the checks are the typed errors of each argument). Standard library only, so the
+# reference twin still imports neither numpy nor pandas.
+
+
+class _HasToList(Protocol):
+    """A numpy array (or a pandas Series): the reference reads it through ``tolist()``."""
+
+    def tolist(self) -> Any: ...
+
+
+class _HasToNumpy(Protocol):
+    """A pandas Series or DataFrame: the reference reads it through ``to_numpy()``."""
+
+    def to_numpy(self) -> Any: ...
+
+
+#: The data ``x``: one series of n numbers, n rows of d numbers, a numpy array (1-D or 2-D)
+#: or a pandas Series / DataFrame.
+DataLike = Sequence[float] | Sequence[Sequence[float]] | _HasToList | _HasToNumpy
+#: A block length in observations: a positive int, or ``"auto"`` (Politis-White, from the data).
+BlockLength = int | Literal["auto"]
 
 
 def _block_length(value, argument):
@@ -39,6 +67,22 @@ class IID:
 
     It ignores serial dependence and so understates the uncertainty of dependent data;
     it is here as the baseline. Bitwise it equals every block method with length 1.
+
+    As the ``innovation`` of :class:`ResidualBootstrap` or :class:`SieveAR` it draws the
+    centred residuals uniformly with replacement.
+
+    See Also
+    --------
+    MovingBlock, CircularBlock, StationaryBlock : block methods for dependent data.
+
+    Examples
+    --------
+    >>> from bootmark import reference
+    >>> x = [0.4, 1.1, 0.9, -0.2, -0.8, -0.3]
+    >>> reference.bootstrap(x, reference.IID(), n_bootstraps=2, seed=7).indices()
+    [[4, 2, 3, 5, 1, 4], [5, 0, 1, 0, 4, 1]]
+    >>> reference.bootstrap(x, reference.MovingBlock(1), n_bootstraps=2, seed=7).indices()
+    [[4, 2, 3, 5, 1, 4], [5, 0, 1, 0, 4, 1]]
     """
 
 
@@ -48,9 +92,47 @@ class MovingBlock:
 
     Blocks of ``block_length`` consecutive observations start uniformly on
     [0, n - block_length]; blocks are concatenated and truncated to n.
+
+    Parameters
+    ----------
+    block_length : int or "auto", default "auto"
+        Observations per block, a positive int (integral floats are accepted and stored
+        as ints) at most n. ``"auto"`` is resolved on the data to the Politis-White
+        circular estimate (:func:`~bootmark.reference.optimal_block_length`) before any
+        index is drawn; the result records the length used. A length equal to n warns
+        (:class:`~bootmark.reference.BlockLengthWarning`).
+
+    Raises
+    ------
+    InvalidParameterError
+        Code BLOCK_LENGTH: ``block_length`` is a string other than ``"auto"``, a non-integral
+        or non-finite float, or below 1 (here); or, when the data are bootstrapped, above
+        the series length n.
+    ParameterTypeError
+        Code BLOCK_LENGTH: ``block_length`` is not a number (None, a bool, a list, ...).
+
+    See Also
+    --------
+    CircularBlock : blocks that wrap around the end of the series.
+    optimal_block_length : the estimate ``"auto"`` resolves to.
+
+    Examples
+    --------
+    >>> from bootmark import reference
+    >>> reference.MovingBlock(3)
+    MovingBlock(block_length=3)
+    >>> x = [0.4, 1.1, 0.9, -0.2, -0.8, -0.3, 0.5, 1.2, 0.7, -0.1]
+    >>> reference.bootstrap(x, reference.MovingBlock(3), n_bootstraps=2, seed=7).indices()
+    [[6, 7, 8, 2, 3, 4, 5, 6, 7, 7], [7, 8, 9, 1, 2, 3, 1, 2, 3, 1]]
+    >>> reference.bootstrap(x, reference.MovingBlock("auto"), n_bootstraps=2, seed=7).method
+    MovingBlock(block_length=4)
+    >>> reference.MovingBlock(0)
+    Traceback (most recent call last):
+        ...
+    bootmark.reference.errors.InvalidParameterError: block_length: must be >= 1, got 0. Fix: ... [BM201]
     """
 
-    block_length: object = AUTO
+    block_length: BlockLength = AUTO
 
     def __post_init__(self):
         object.__setattr__(self, "block_length", _block_length(self.block_length, "block_length"))
@@ -62,9 +144,37 @@ class CircularBlock:
 
     Blocks start uniformly on [0, n - 1] and wrap around the end of the series, so every
     position is drawn at the same rate.
+
+    Parameters
+    ----------
+    block_length : int or "auto", default "auto"
+        Observations per block, a positive int at most n, or ``"auto"``: the
+        Politis-White circular estimate of the data, resolved before any index is drawn.
+
+    Raises
+    ------
+    InvalidParameterError
+        Code BLOCK_LENGTH: ``block_length`` is a string other than ``"auto"``, a non-integral
+        or non-finite float, or below 1 (here); or, when the data are bootstrapped, above
+        the series length n.
+    ParameterTypeError
+        Code BLOCK_LENGTH: ``block_length`` is not a number (None, a bool, a list, ...).
+
+    See Also
+    --------
+    MovingBlock : blocks that stay inside the series.
+    StationaryBlock : circular blocks of random (geometric) length.
+
+    Examples
+    --------
+    >>> from bootmark import reference
+    >>> x = [0.4, 1.1, 0.9, -0.2, -0.8, -0.3, 0.5, 1.2, 0.7, -0.1]
+    >>> result = reference.bootstrap(x, reference.CircularBlock(4), n_bootstraps=2, seed=7)
+    >>> result.indices()
+    [[8, 9, 0, 1, 3, 4, 5, 6, 6, 7], [9, 0, 1, 2, 1, 2, 3, 4, 2, 3]]
     """
 
-    block_length: object = AUTO
+    block_length: BlockLength = AUTO
 
     def __post_init__(self):
         object.__setattr__(self, "block_length", _block_length(self.block_length, "block_length"))
@@ -76,9 +186,37 @@ class NonOverlappingBlock:
 
     The series is cut into floor(n / block_length) disjoint blocks (a remainder shorter
     than a block is never drawn); blocks are drawn uniformly with replacement.
+
+    Parameters
+    ----------
+    block_length : int or "auto", default "auto"
+        Observations per block, a positive int at most n, or ``"auto"`` (the
+        Politis-White circular estimate of the data). A length above n / 2 leaves one
+        block, so every replicate is the same series: it warns
+        (:class:`~bootmark.reference.BlockLengthWarning`).
+
+    Raises
+    ------
+    InvalidParameterError
+        Code BLOCK_LENGTH: ``block_length`` is a string other than ``"auto"``, a non-integral
+        or non-finite float, or below 1 (here); or, when the data are bootstrapped, above
+        the series length n.
+    ParameterTypeError
+        Code BLOCK_LENGTH: ``block_length`` is not a number (None, a bool, a list, ...).
+
+    See Also
+    --------
+    MovingBlock : overlapping blocks.
+
+    Examples
+    --------
+    >>> from bootmark import reference
+    >>> x = [0.4, 1.1, 0.9, -0.2, -0.8, -0.3, 0.5, 1.2, 0.7, -0.1]
+    >>> reference.bootstrap(x, reference.NonOverlappingBlock(3), n_bootstraps=2, seed=7).indices()
+    [[6, 7, 8, 3, 4, 5, 3, 4, 5, 6], [6, 7, 8, 0, 1, 2, 0, 1, 2, 0]]
     """
 
-    block_length: object = AUTO
+    block_length: BlockLength = AUTO
 
     def __post_init__(self):
         object.__setattr__(self, "block_length", _block_length(self.block_length, "block_length"))
@@ -90,15 +228,46 @@ class StationaryBlock:
 
     Blocks start uniformly on [0, n - 1], wrap circularly, and have geometric lengths
     with mean ``mean_block_length`` (P(L = k) = (1 - p)^(k - 1) p, p = 1 / mean).
+
+    Parameters
+    ----------
+    mean_block_length : int or "auto", default "auto"
+        Mean block length in observations, a positive int at most n, or ``"auto"``: the
+        Politis-White *stationary* estimate of the data, resolved before any index is
+        drawn.
+
+    Raises
+    ------
+    InvalidParameterError
+        Code BLOCK_LENGTH: ``mean_block_length`` is a string other than ``"auto"``, a non-integral
+        or non-finite float, or below 1 (here); or, when the data are bootstrapped, above
+        the series length n.
+    ParameterTypeError
+        Code BLOCK_LENGTH: ``mean_block_length`` is not a number (None, a bool, a list, ...).
+
+    See Also
+    --------
+    CircularBlock : circular blocks of fixed length.
+    optimal_block_length : the estimate ``"auto"`` resolves to (``stationary_length``).
+
+    Examples
+    --------
+    >>> from bootmark import reference
+    >>> spec = reference.StationaryBlock(3)
+    >>> spec.block_length
+    3
+    >>> x = [0.4, 1.1, 0.9, -0.2, -0.8, -0.3, 0.5, 1.2, 0.7, -0.1]
+    >>> reference.bootstrap(x, spec, n_bootstraps=2, seed=7).indices()
+    [[8, 9, 3, 4, 5, 6, 6, 7, 8, 9], [9, 1, 2, 3, 4, 5, 6, 7, 8, 9]]
     """
 
-    mean_block_length: object = AUTO
+    mean_block_length: BlockLength = AUTO
 
     def __post_init__(self):
         object.__setattr__(self, "mean_block_length", _block_length(self.mean_block_length, "mean_block_length"))
 
     @property
-    def block_length(self):
+    def block_length(self) -> BlockLength:
         """The mean block length, under the name every block spec shares."""
         return self.mean_block_length
 
@@ -116,11 +285,49 @@ class TaperedBlock:
 
     ``window`` is ``"tukey"`` (cosine tapers over ``taper_fraction`` of the block, flat
     in between; default fraction 0.5), ``"bartlett"`` (triangle) or ``"hann"``.
+
+    Parameters
+    ----------
+    block_length : int or "auto", default "auto"
+        Observations per block, a positive int at most n, or ``"auto"`` (the
+        Politis-White circular estimate of the data).
+    window : {"tukey", "bartlett", "hann"}, default "tukey"
+        The taper w.
+    taper_fraction : float, optional
+        For ``window="tukey"`` only: the fraction of the block, in (0, 1], covered by the
+        two cosine tapers (None means 0.5; 1 gives the Hann window). Stored as a float.
+
+    Raises
+    ------
+    InvalidParameterError
+        Code BLOCK_LENGTH: a bad ``block_length`` (as for :class:`MovingBlock`). Code
+        WINDOW: an unknown ``window``; a ``taper_fraction`` with a window other than
+        ``"tukey"``; a ``taper_fraction`` outside (0, 1] or not finite.
+    ParameterTypeError
+        Code BLOCK_LENGTH: ``block_length`` is not a number. Code WINDOW: ``window`` is
+        not a string, or ``taper_fraction`` is not a number.
+
+    See Also
+    --------
+    MovingBlock : the same block starts, untapered.
+
+    Examples
+    --------
+    >>> from bootmark import reference
+    >>> reference.TaperedBlock(4)
+    TaperedBlock(block_length=4, window='tukey', taper_fraction=0.5)
+    >>> reference.TaperedBlock(4, window="bartlett")
+    TaperedBlock(block_length=4, window='bartlett', taper_fraction=None)
+    >>> x = [0.4, 1.1, 0.9, -0.2, -0.8, -0.3, 0.5, 1.2, 0.7, -0.1]
+    >>> tapered = reference.bootstrap(x, reference.TaperedBlock(4), n_bootstraps=1, seed=7).values()[0]
+    >>> [round(v, 6) for v in tapered]
+    [-0.064772, 0.542386, 1.427824, 0.567684, 0.694175, -0.343052, -1.101999, -0.064772,
+     -0.380999, -0.469543]
     """
 
-    block_length: object = AUTO
-    window: str = "tukey"
-    taper_fraction: object = None
+    block_length: BlockLength = AUTO
+    window: Literal["tukey", "bartlett", "hann"] = "tukey"
+    taper_fraction: float | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "block_length", _block_length(self.block_length, "block_length"))
@@ -203,6 +410,34 @@ class AR:
 
     ``AR(0)`` is allowed: x_t = c + e_t, a mean plus white noise (a sieve can select it).
     The order must be below n / 2 (checked against the data).
+
+    An ``AR`` is not a method: it is the ``model`` of :class:`ResidualBootstrap`.
+
+    Parameters
+    ----------
+    order : int
+        p, the number of lags, an int >= 0 (floats and bools are refused).
+
+    Raises
+    ------
+    ParameterTypeError
+        Code MODEL_ORDER: ``order`` is not an int (a float, a bool, None, a string).
+    InvalidParameterError
+        Code MODEL_ORDER: ``order`` is negative (here), or at or above n / 2 (when the
+        data are bootstrapped).
+
+    See Also
+    --------
+    ResidualBootstrap : the bootstrap that fits this model.
+    ModelFit : the fitted coefficients, recorded on the result.
+
+    Examples
+    --------
+    >>> from bootmark import reference
+    >>> reference.AR(1)
+    AR(order=1)
+    >>> reference.ResidualBootstrap(reference.AR(2))
+    ResidualBootstrap(model=AR(order=2), innovation=IID(), explosive='raise', design='recursive')
     """
 
     order: int
@@ -220,9 +455,39 @@ class Wild:
     ``distribution``: ``"rademacher"`` (default; v = +-1, each with probability 1/2),
     ``"mammen"`` (two points, E[v^3] = 1 as well) or ``"gaussian"`` (standard normal).
     The exact draws are in ``models.py``.
+
+    A ``Wild`` is an ``innovation`` of :class:`ResidualBootstrap` or :class:`SieveAR`,
+    not a method of its own.
+
+    Parameters
+    ----------
+    distribution : {"rademacher", "mammen", "gaussian"}, default "rademacher"
+        The law of the multipliers v_t.
+
+    Raises
+    ------
+    ParameterTypeError
+        Code MODEL: ``distribution`` is not a string.
+    InvalidParameterError
+        Code MODEL: ``distribution`` is not one of the three names.
+
+    See Also
+    --------
+    BlockWild : one multiplier per block of residuals.
+
+    Examples
+    --------
+    >>> from bootmark import reference
+    >>> method = reference.ResidualBootstrap(reference.AR(1), reference.Wild("mammen"))
+    >>> method.innovation
+    Wild(distribution='mammen')
+    >>> reference.Wild("normal")
+    Traceback (most recent call last):
+        ...
+    bootmark.reference.errors.InvalidParameterError: distribution: unknown wild distribution 'normal'. Fix: ... [BM204]
     """
 
-    distribution: str = "rademacher"
+    distribution: Literal["rademacher", "mammen", "gaussian"] = "rademacher"
 
     def __post_init__(self):
         _choice(self.distribution, "distribution", WILD_DISTRIBUTIONS, "wild distribution")
@@ -252,10 +517,44 @@ class BlockWild:
     rendered in the README from its receipt). Recursive block-wild keeps
     dependence for statistics of the rebuilt path (its mean, its variance), not for the
     refit ``"ar_coef"``, for which it warns (:class:`BlockWildDesignWarning`).
+
+    Parameters
+    ----------
+    distribution : {"rademacher", "mammen", "gaussian"}, default "rademacher"
+        The law of the multipliers, as for :class:`Wild`.
+    block_length : int or "auto", default "auto"
+        Residuals per block (at most n - p when the data are bootstrapped), or
+        ``"auto"``. With 1 the errors are exactly those of ``Wild(distribution)``.
+
+    Raises
+    ------
+    ParameterTypeError
+        Code MODEL: ``distribution`` is not a string. Code BLOCK_LENGTH:
+        ``block_length`` is not a number.
+    InvalidParameterError
+        Code MODEL: an unknown ``distribution``. Code BLOCK_LENGTH: ``block_length`` is
+        a string other than ``"auto"``, not integral, below 1, or (when the data are
+        bootstrapped) above the number of residuals n - p.
+
+    See Also
+    --------
+    Wild : one multiplier per residual.
+    ResidualBootstrap : where the ``design`` is chosen.
+
+    Examples
+    --------
+    >>> from bootmark import reference
+    >>> x = [0.4, 1.1, 0.9, -0.2, -0.8, -0.3, 0.5, 1.2, 0.7, -0.1, -0.6, 0.2]
+    >>> method = reference.ResidualBootstrap(reference.AR(1), reference.BlockWild("rademacher", 3), design="fixed")
+    >>> result = reference.bootstrap_reduce(x, method, "ar_coef", n_bootstraps=100, seed=7)
+    >>> result.labels
+    ('intercept', 'phi_1')
+    >>> len(result.statistics), result.skipped
+    (100, ())
     """
 
-    distribution: str = "rademacher"
-    block_length: object = AUTO
+    distribution: Literal["rademacher", "mammen", "gaussian"] = "rademacher"
+    block_length: BlockLength = AUTO
 
     def __post_init__(self):
         _choice(self.distribution, "distribution", WILD_DISTRIBUTIONS, "wild distribution")
@@ -311,12 +610,59 @@ class ResidualBootstrap:
     SkippedReplicatesWarning. A fixed-design refit runs nothing forward and its design
     matrix is the data's, which the fit already found non-singular, so it is never
     refused. Other statistics never refit and ignore ``explosive``.
+
+    Parameters
+    ----------
+    model : AR
+        The autoregression to fit, an :class:`AR` instance (its order below n / 2).
+    innovation : IID, Wild or BlockWild, default IID()
+        How the synthetic errors e* are drawn from the centred residuals.
+    explosive : {"raise", "skip"}, default "raise"
+        What a recursive ``"ar_coef"`` refit that is explosive or singular does.
+    design : {"recursive", "fixed"}, default "recursive"
+        How a replicate is rebuilt from its errors (above).
+
+    Raises
+    ------
+    ParameterTypeError
+        Code MODEL: ``model`` is not an :class:`AR` instance (or is the class itself),
+        ``innovation`` is not an IID, Wild or BlockWild instance, or ``explosive`` or
+        ``design`` is not a string.
+    InvalidParameterError
+        Code MODEL: an unknown ``explosive`` policy or ``design``.
+
+    See Also
+    --------
+    SieveAR : the same bootstrap with the order chosen from the data.
+    ModelFit : the fit recorded on every result (``result.fit``).
+
+    Notes
+    -----
+    Model-based methods take one series. When the data are bootstrapped, more than one
+    column raises InvalidDataError (code DATA_SHAPE), an order at or above n / 2
+    InvalidParameterError (code MODEL_ORDER) and a fit that is singular, explosive or has
+    a unit root InvalidDataError (code MODEL_FIT). Their replicates have no source
+    positions: ``indices()`` raises InvalidParameterError (code METHOD).
+
+    Examples
+    --------
+    >>> from bootmark import reference
+    >>> x = [0.4, 1.1, 0.9, -0.2, -0.8, -0.3, 0.5, 1.2, 0.7, -0.1, -0.6, 0.2]
+    >>> method = reference.ResidualBootstrap(reference.AR(1), reference.Wild())
+    >>> result = reference.bootstrap(x, method, n_bootstraps=3, seed=7)
+    >>> result.fit.order, round(result.fit.coefficients[0], 6)
+    (1, 0.448728)
+    >>> [round(v, 6) for v in result.values()[0][:4]]
+    [0.4, -0.496734, -0.385014, -0.776621]
+    >>> ci = reference.conf_int(x, "ar_coef", method, alpha=0.10, n_bootstraps=200, seed=7)
+    >>> {name: round(bound, 6) for name, bound in ci.lower.items()}
+    {'intercept': -0.30631, 'phi_1': -0.214149}
     """
 
-    model: object
-    innovation: object = IID()
-    explosive: str = "raise"
-    design: str = "recursive"
+    model: AR
+    innovation: Innovation = IID()
+    explosive: Literal["raise", "skip"] = "raise"
+    design: Literal["recursive", "fixed"] = "recursive"
 
     def __post_init__(self):
         if isinstance(self.model, type) and issubclass(self.model, AR):
@@ -345,12 +691,50 @@ class SieveAR:
     (default) or ``"bic"``. The selected order is recorded on the result
     (``result.fit.order``). ``innovation`` and ``explosive`` are as in
     :class:`ResidualBootstrap`.
+
+    Parameters
+    ----------
+    max_order : int, optional
+        P, the largest order compared, an int >= 0 below n / 2 (checked against the
+        data); None for the default above. The result's method records the P used.
+    criterion : {"aic", "bic"}, default "aic"
+        The information criterion; the smallest order of least criterion is selected.
+    innovation : IID, Wild or BlockWild, default IID()
+        How the synthetic errors are drawn, as in :class:`ResidualBootstrap`.
+    explosive : {"raise", "skip"}, default "raise"
+        What an ``"ar_coef"`` refit that is explosive or singular does.
+
+    Raises
+    ------
+    ParameterTypeError
+        Code MODEL_ORDER: ``max_order`` is not an int. Code MODEL: ``criterion`` or
+        ``explosive`` is not a string, or ``innovation`` is not an IID, Wild or BlockWild
+        instance.
+    InvalidParameterError
+        Code MODEL_ORDER: ``max_order`` is negative (here) or at or above n / 2 (when the
+        data are bootstrapped). Code MODEL: an unknown ``criterion`` or ``explosive``.
+
+    See Also
+    --------
+    ResidualBootstrap : the bootstrap run on the selected order.
+    ModelFit : ``order``, ``max_order``, ``criterion_values`` of the selection.
+
+    Examples
+    --------
+    >>> from bootmark import reference
+    >>> x = [0.7, 0.9, 0.4, -0.2, -0.1, -0.3, 0.4, -0.1, -0.1, 0.1, 0.9, 0.5,
+    ...      -0.1, 0.4, 0.5, -0.2, 0.7, 1.4, 1.5, 1.7, 0.6, 0.8, 1.3, 1.1]
+    >>> result = reference.bootstrap(x, reference.SieveAR(max_order=3, criterion="bic"), n_bootstraps=2, seed=7)
+    >>> result.method
+    SieveAR(max_order=3, criterion='bic', innovation=IID(), explosive='raise')
+    >>> result.fit.order, [round(v, 3) for v in result.fit.criterion_values]
+    (1, [-17.792, -24.443, -21.538, -19.47])
     """
 
-    max_order: object = None
-    criterion: str = "aic"
-    innovation: object = IID()
-    explosive: str = "raise"
+    max_order: int | None = None
+    criterion: Literal["aic", "bic"] = "aic"
+    innovation: Innovation = IID()
+    explosive: Literal["raise", "skip"] = "raise"
 
     def __post_init__(self):
         if self.max_order is not None:
@@ -362,6 +746,20 @@ class SieveAR:
 
 MODEL_METHODS = (ResidualBootstrap, SieveAR)
 MODEL_PARTS = (AR, Wild, BlockWild)
+
+#: A method spec instance: what ``bootstrap``, ``bootstrap_reduce`` and ``conf_int`` take.
+Method = (
+    IID
+    | MovingBlock
+    | CircularBlock
+    | NonOverlappingBlock
+    | StationaryBlock
+    | TaperedBlock
+    | ResidualBootstrap
+    | SieveAR
+)
+#: An innovation spec instance of a model-based method.
+Innovation = IID | Wild | BlockWild
 
 
 def is_model_method(method):
@@ -433,7 +831,18 @@ class Statistic:
         return self.kind
 
 
-def check_statistic(statistic):
+#: A statistic: a name, ``("quantile", q)`` with q a level or a sequence of levels in
+#: [0, 1], or a callable mapping one resampled series to a float or a flat sequence of
+#: floats (or an already parsed :class:`Statistic`).
+StatisticLike = (
+    Literal["mean", "var", "std", "median", "ar_coef"]
+    | tuple[Literal["quantile"], float | Sequence[float]]
+    | Callable[[Any], Any]
+    | Statistic
+)
+
+
+def check_statistic(statistic: StatisticLike) -> Statistic:
     """Parse the user's ``statistic`` argument into a :class:`Statistic`."""
     fix = "pass 'mean', 'var', 'std', 'median', ('quantile', q), a callable, or 'ar_coef' with a model-based method"
     if isinstance(statistic, Statistic):
@@ -467,7 +876,7 @@ def check_statistic(statistic):
     raise ParameterTypeError(ErrorCode.STATISTIC, "statistic", f"unsupported statistic {statistic!r}", fix)
 
 
-def check_statistic_for_method(statistic, method):
+def check_statistic_for_method(statistic: Statistic, method: Method) -> Statistic:
     """Refuse a refit statistic (``"ar_coef"``) with a method that fits no model."""
     if statistic.kind in REFIT_STATISTICS and not is_model_method(method):
         raise InvalidParameterError(
