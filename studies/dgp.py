@@ -15,17 +15,48 @@ Each process is a frozen dataclass with
 
 Stationary processes start from zero and drop ``burn_in`` values; the closed-form
 standard errors are the large-n ones, sqrt(long-run variance / n).
+
+Examples
+--------
+>>> from bootmark.studies.dgp import AR1
+>>> process = AR1(0.5)
+>>> process.sample(200, seed=1).shape
+(200,)
+>>> round(process.truth(200, "mean").standard_error, 6)
+0.141421
 """
+
+from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from bootmark.reference.errors import ErrorCode, InvalidParameterError
 from bootmark.simulate import ar1, arma_path, series_length
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+    from numpy.typing import ArrayLike
+
+__all__ = [
+    "AR1",
+    "AR3",
+    "ARMA11",
+    "PROCESSES",
+    "HeteroskedasticAR1",
+    "Truth",
+    "ar1",
+    "ar1_mean_standard_error",
+    "make_process",
+    "ols_ar1_slope",
+]
 
 
 @dataclass(frozen=True)
@@ -34,6 +65,28 @@ class Truth:
 
     ``source`` says where both come from: a formula, or a Monte Carlo receipt with its
     number of draws and its own Monte Carlo error.
+
+    Attributes
+    ----------
+    value : float
+        The true value of the statistic (what an interval should cover), in data units.
+    standard_error : float
+        The true standard error of the statistic at the series length asked for, in data
+        units.
+    source : str
+        Where both come from, in words (a formula, or a truth receipt's file name).
+    monte_carlo_error : float, default 0.0
+        The Monte Carlo standard error of ``standard_error`` (0.0 for a closed form).
+
+    See Also
+    --------
+    bootmark.studies.truth.truth_of : The truth of any process, closed form or receipt.
+
+    Examples
+    --------
+    >>> truth = AR1(0.5).truth(200, "ar1_slope")
+    >>> truth.value, round(truth.standard_error, 6), truth.monte_carlo_error
+    (0.5, 0.061237, 0.0)
     """
 
     value: float
@@ -62,11 +115,36 @@ def _check_stationary_ar(coefficients, name):
         )
 
 
-def ar1_mean_standard_error(n, phi, innovation_sd=1.0):
+def ar1_mean_standard_error(n: int, phi: float, innovation_sd: float = 1.0) -> float:
     """Large-n standard error of the sample mean of a stationary AR(1).
 
     (sigma / sqrt(n)) * sqrt((1 + phi) / (1 - phi)), with sigma = innovation_sd /
     sqrt(1 - phi**2) the process standard deviation (docs/published-figures.md, S1).
+
+    Parameters
+    ----------
+    n : int
+        Series length (observations).
+    phi : float
+        AR(1) coefficient, -1 < phi < 1 (not checked here).
+    innovation_sd : float, default 1.0
+        Standard deviation of the innovations, in data units.
+
+    Returns
+    -------
+    float
+        The standard error, in data units.
+
+    See Also
+    --------
+    AR1.truth : The same figure as a :class:`Truth`.
+
+    Examples
+    --------
+    >>> round(ar1_mean_standard_error(200, 0.5), 6)
+    0.141421
+    >>> round(ar1_mean_standard_error(200, 0.0, innovation_sd=2.0), 6)
+    0.141421
     """
     sigma = innovation_sd / math.sqrt(1.0 - phi * phi)
     return sigma / math.sqrt(n) * math.sqrt((1.0 + phi) / (1.0 - phi))
@@ -104,8 +182,12 @@ def _solve_exactly(system, right):
     return [rows[r][size] / rows[r][r] for r in range(size)]
 
 
-def autocorrelations(phi, lags=BARTLETT_LAGS):
-    """rho_0..rho_lags of a stationary AR(p): Yule-Walker for rho_1..rho_p, then the recursion."""
+def autocorrelations(phi: Sequence[float], lags: int = BARTLETT_LAGS) -> np.ndarray:
+    """rho_0..rho_lags of a stationary AR(p): Yule-Walker for rho_1..rho_p, then the recursion.
+
+    >>> autocorrelations((0.5,), lags=3)
+    array([1.    , 0.5   , 0.25  , 0.125 , 0.0625])
+    """
     p = len(phi)
     exact = [Fraction(value) for value in phi]
     system = [[Fraction(int(k == j)) for j in range(p)] for k in range(p)]
@@ -135,7 +217,40 @@ def _slope_truth(rho, n):
 
 @dataclass(frozen=True)
 class AR1:
-    """AR(1) x_t = phi x_{t-1} + e_t, e_t ~ N(0, innovation_sd**2); statistic: the mean (true value 0)."""
+    """AR(1) x_t = phi x_{t-1} + e_t, e_t ~ N(0, innovation_sd**2); statistic: the mean (true value 0).
+
+    Its truths are closed forms for ``"mean"`` and ``"ar1_slope"`` (``statistics``).
+
+    Parameters
+    ----------
+    phi : float
+        AR coefficient, -1 < phi < 1.
+    innovation_sd : float, default 1.0
+        Standard deviation of the Gaussian innovations e_t (data units), finite and > 0.
+    burn_in : int, default 500
+        Values drawn from x = 0 and dropped before the n kept.
+
+    Raises
+    ------
+    bootmark.reference.errors.InvalidParameterError
+        ``phi`` is not a number in (-1, 1), or ``innovation_sd`` is not a finite number
+        > 0.
+
+    See Also
+    --------
+    make_process : A process by name, from a protocol's parameters.
+
+    Examples
+    --------
+    >>> process = AR1(0.5)
+    >>> x = process.sample(200, seed=1)
+    >>> x.shape, x.dtype
+    ((200,), dtype('float64'))
+    >>> AR1(1.0)
+    Traceback (most recent call last):
+        ...
+    bootmark.reference.errors.InvalidParameterError: phi: 1.0 is not stationary. Fix: pass |phi| < 1 [BM102]
+    """
 
     phi: float
     innovation_sd: float = 1.0
@@ -149,10 +264,57 @@ class AR1:
             )
         _check_sd(self.innovation_sd, "innovation_sd")
 
-    def sample(self, n, seed):
+    def sample(self, n: int, seed: int) -> np.ndarray:
+        """``n`` observations drawn with ``numpy.random.default_rng(seed)``.
+
+        Parameters
+        ----------
+        n : int
+            Series length (observations).
+        seed : int
+            Seed of the numpy generator (>= 0).
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 array of shape (n,), in data units.
+
+        Examples
+        --------
+        >>> AR1(0.5).sample(5, seed=1).shape
+        (5,)
+        """
         return ar1(n, self.phi, innovation_sd=self.innovation_sd, burn_in=self.burn_in, seed=seed)
 
-    def truth(self, n, statistic="mean"):
+    def truth(self, n: int, statistic: str = "mean") -> Truth:
+        """The closed-form :class:`Truth` of ``statistic`` at series length ``n``.
+
+        Parameters
+        ----------
+        n : int
+            Series length (observations).
+        statistic : {"mean", "ar1_slope"}, default "mean"
+            The sample mean (true value 0; SE by :func:`ar1_mean_standard_error`) or the
+            OLS slope of x_t on (1, x_{t-1}) (true value phi; SE by Bartlett's formula).
+
+        Returns
+        -------
+        Truth
+            The true value and standard error, in data units.
+
+        Raises
+        ------
+        bootmark.reference.errors.InvalidParameterError
+            A statistic this process has no truth for.
+
+        Examples
+        --------
+        >>> truth = AR1(0.5).truth(200, "mean")
+        >>> truth.value, round(truth.standard_error, 6)
+        (0.0, 0.141421)
+        >>> AR1(0.5).truth(200, "ar1_slope").value
+        0.5
+        """
         if statistic == "ar1_slope":
             return _slope_truth(autocorrelations((self.phi,)), series_length(n))
         _only_mean(statistic, "ar1")
@@ -165,7 +327,33 @@ class AR1:
 
 @dataclass(frozen=True)
 class AR3:
-    """AR(3) x_t = phi1 x_{t-1} + phi2 x_{t-2} + phi3 x_{t-3} + e_t; statistic: the mean (0)."""
+    """AR(3) x_t = phi1 x_{t-1} + phi2 x_{t-2} + phi3 x_{t-3} + e_t; statistic: the mean (0).
+
+    Its truths are closed forms for ``"mean"`` and ``"ar1_slope"`` (``statistics``).
+
+    Parameters
+    ----------
+    phi1, phi2, phi3 : float
+        AR coefficients; the AR polynomial must have all its roots outside the unit circle.
+    innovation_sd : float, default 1.0
+        Standard deviation of the Gaussian innovations (data units), finite and > 0.
+    burn_in : int, default 500
+        Values drawn from zero and dropped before the n kept.
+
+    Raises
+    ------
+    bootmark.reference.errors.InvalidParameterError
+        The coefficients are not stationary, or ``innovation_sd`` is not a finite number
+        > 0.
+
+    Examples
+    --------
+    >>> process = AR3(0.5, -0.2, 0.1)
+    >>> process.sample(50, seed=3).shape
+    (50,)
+    >>> round(process.truth(200).standard_error, 6)
+    0.117851
+    """
 
     phi1: float
     phi2: float
@@ -178,10 +366,31 @@ class AR3:
         _check_stationary_ar((self.phi1, self.phi2, self.phi3), "phi1, phi2, phi3")
         _check_sd(self.innovation_sd, "innovation_sd")
 
-    def sample(self, n, seed):
+    def sample(self, n: int, seed: int) -> np.ndarray:
+        """``n`` observations (float64, shape (n,)) drawn with ``numpy.random.default_rng(seed)``."""
         return arma_path(n, (self.phi1, self.phi2, self.phi3), (), self.innovation_sd, self.burn_in, seed)
 
-    def truth(self, n, statistic="mean"):
+    def truth(self, n: int, statistic: str = "mean") -> Truth:
+        """The closed-form :class:`Truth` of ``statistic`` at series length ``n``.
+
+        Parameters
+        ----------
+        n : int
+            Series length (observations).
+        statistic : {"mean", "ar1_slope"}, default "mean"
+            The sample mean (SE sqrt(long-run variance / n)) or the OLS AR(1) slope (true
+            value rho_1; SE by Bartlett's formula).
+
+        Returns
+        -------
+        Truth
+            The true value and standard error, in data units.
+
+        Raises
+        ------
+        bootmark.reference.errors.InvalidParameterError
+            A statistic this process has no truth for.
+        """
         if statistic == "ar1_slope":
             return _slope_truth(autocorrelations((self.phi1, self.phi2, self.phi3)), series_length(n))
         _only_mean(statistic, "ar3")
@@ -195,7 +404,36 @@ class AR3:
 
 @dataclass(frozen=True)
 class ARMA11:
-    """ARMA(1,1) x_t = phi x_{t-1} + e_t + theta e_{t-1}; statistic: the mean (0)."""
+    """ARMA(1,1) x_t = phi x_{t-1} + e_t + theta e_{t-1}; statistic: the mean (0).
+
+    Its only truth is the closed form for ``"mean"`` (``statistics``).
+
+    Parameters
+    ----------
+    phi : float
+        AR coefficient, |phi| < 1.
+    theta : float
+        MA coefficient.
+    innovation_sd : float, default 1.0
+        Standard deviation of the Gaussian innovations (data units), finite and > 0.
+    burn_in : int, default 500
+        Values drawn from zero and dropped before the n kept.
+
+    Raises
+    ------
+    bootmark.reference.errors.InvalidParameterError
+        ``phi`` is not stationary, or ``innovation_sd`` is not a finite number > 0.
+
+    Examples
+    --------
+    >>> process = ARMA11(0.5, 0.3)
+    >>> round(process.truth(200).standard_error, 6)
+    0.183848
+    >>> process.truth(200, "ar1_slope")
+    Traceback (most recent call last):
+        ...
+    bootmark.reference.errors.InvalidParameterError: statistic: arma11 has no truth for 'ar1_slope'. Fix: ... [BM303]
+    """
 
     phi: float
     theta: float
@@ -207,10 +445,30 @@ class ARMA11:
         _check_stationary_ar((self.phi,), "phi")
         _check_sd(self.innovation_sd, "innovation_sd")
 
-    def sample(self, n, seed):
+    def sample(self, n: int, seed: int) -> np.ndarray:
+        """``n`` observations (float64, shape (n,)) drawn with ``numpy.random.default_rng(seed)``."""
         return arma_path(n, (self.phi,), (self.theta,), self.innovation_sd, self.burn_in, seed)
 
-    def truth(self, n, statistic="mean"):
+    def truth(self, n: int, statistic: str = "mean") -> Truth:
+        """The closed-form :class:`Truth` of the mean at series length ``n``.
+
+        Parameters
+        ----------
+        n : int
+            Series length (observations).
+        statistic : {"mean"}, default "mean"
+            The sample mean (true value 0; SE sqrt(long-run variance / n)).
+
+        Returns
+        -------
+        Truth
+            The true value and standard error, in data units.
+
+        Raises
+        ------
+        bootmark.reference.errors.InvalidParameterError
+            Any statistic but ``"mean"``.
+        """
         _only_mean(statistic, "arma11")
         long_run_sd = self.innovation_sd * abs(1.0 + self.theta) / (1.0 - self.phi)
         return Truth(
@@ -228,6 +486,34 @@ class HeteroskedasticAR1:
     s_t = ``first_sd`` in the first half of the shocks and ``second_sd`` in the second.
     The statistic is the OLS slope of x_t on (1, x_{t-1}); its true SE has no closed
     form and comes from ``studies.truth`` (a cached Monte Carlo receipt).
+
+    Parameters
+    ----------
+    phi : float, default 0.5
+        AR coefficient, |phi| < 1.
+    first_sd, second_sd : float, default 1.0 and 3.0
+        Shock standard deviations (data units) in the first and second half of the
+        shocks; finite and > 0.
+
+    Raises
+    ------
+    bootmark.reference.errors.InvalidParameterError
+        ``phi`` is not stationary, or a standard deviation is not a finite number > 0.
+
+    See Also
+    --------
+    bootmark.studies.truth.truth_of : Reads this process's truth from its receipt.
+    bootmark.studies.truth.ensure_truths : Computes and caches that receipt.
+
+    Examples
+    --------
+    >>> process = HeteroskedasticAR1()
+    >>> process.sample(100, seed=7).shape
+    (100,)
+    >>> process.truth(200)
+    Traceback (most recent call last):
+        ...
+    bootmark.reference.errors.InvalidParameterError: statistic: the truth of heteroskedastic_ar1 at n = 200 is...
     """
 
     phi: float = 0.5
@@ -240,13 +526,51 @@ class HeteroskedasticAR1:
         _check_sd(self.first_sd, "first_sd")
         _check_sd(self.second_sd, "second_sd")
 
-    def shock_scales(self, n):
-        """The n - 1 shock standard deviations s_1..s_{n-1}."""
+    def shock_scales(self, n: int) -> np.ndarray:
+        """The n - 1 shock standard deviations s_1..s_{n-1}.
+
+        Parameters
+        ----------
+        n : int
+            Series length (observations).
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 array of shape (n - 1,), in data units: ``first_sd`` for the first
+            (n - 1) // 2 shocks, ``second_sd`` after.
+
+        Examples
+        --------
+        >>> HeteroskedasticAR1().shock_scales(6)
+        array([1., 1., 3., 3., 3.])
+        """
         steps = series_length(n) - 1
         return np.where(np.arange(steps) < steps // 2, self.first_sd, self.second_sd)
 
-    def sample_many(self, n, draws, generator):
-        """(draws, n) paths from one numpy Generator, vectorised across draws."""
+    def sample_many(self, n: int, draws: int, generator: np.random.Generator) -> np.ndarray:
+        """(draws, n) paths from one numpy Generator, vectorised across draws.
+
+        Parameters
+        ----------
+        n : int
+            Series length (observations).
+        draws : int
+            Number of paths.
+        generator : numpy.random.Generator
+            The generator the paths are drawn from (advanced in place).
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 array of shape (draws, n), in data units.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> HeteroskedasticAR1().sample_many(10, 3, np.random.default_rng(0)).shape
+        (3, 10)
+        """
         scales = self.shock_scales(n)
         paths = np.empty((draws, n))
         paths[:, 0] = generator.standard_normal(draws) / math.sqrt(1.0 - self.phi**2)
@@ -255,16 +579,37 @@ class HeteroskedasticAR1:
             paths[:, t] = self.phi * paths[:, t - 1] + scales[t - 1] * shocks[t - 1]
         return paths
 
-    def sample(self, n, seed):
+    def sample(self, n: int, seed: int) -> np.ndarray:
+        """``n`` observations (float64, shape (n,)): one path of :meth:`sample_many` from
+        ``numpy.random.default_rng(seed)``."""
         return self.sample_many(n, 1, np.random.default_rng(seed))[0]
 
     # No closed form: the truth is a Monte Carlo estimate, cached as a truth receipt by an
     # explicit step (studies.truth.ensure_truths, `bootmark study truth`), never here.
     monte_carlo_truth = True
 
-    def truth(self, n, statistic="ar1_slope"):
+    def truth(self, n: int, statistic: str = "ar1_slope") -> Truth:
         """Refuse: this process's truth is a Monte Carlo estimate (a truth receipt). Ask
-        :func:`bootmark.studies.truth.truth_of` for it; this method computes nothing."""
+        :func:`bootmark.studies.truth.truth_of` for it; this method computes nothing.
+
+        Parameters
+        ----------
+        n : int
+            Series length (observations), named in the message.
+        statistic : {"ar1_slope"}, default "ar1_slope"
+            The statistic asked for.
+
+        Returns
+        -------
+        Truth
+            Never: the method always raises.
+
+        Raises
+        ------
+        bootmark.reference.errors.InvalidParameterError
+            Always: for ``"ar1_slope"`` the error says to call
+            :func:`bootmark.studies.truth.truth_of`; any other statistic has no truth.
+        """
         if statistic != "ar1_slope":
             raise InvalidParameterError(
                 ErrorCode.STATISTIC,
@@ -280,8 +625,27 @@ class HeteroskedasticAR1:
         )
 
 
-def ols_ar1_slope(paths):
-    """OLS slope of x_t on (1, x_{t-1}) for each row of a (draws, n) or (n,) array."""
+def ols_ar1_slope(paths: ArrayLike) -> np.ndarray | float:
+    """OLS slope of x_t on (1, x_{t-1}) for each row of a (draws, n) or (n,) array.
+
+    Parameters
+    ----------
+    paths : array_like
+        One series of shape (n,), or draws series of shape (draws, n), n >= 3.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The slope (dimensionless): a float for one series (or a single row), an array of
+        shape (draws,) otherwise.
+
+    Examples
+    --------
+    >>> ols_ar1_slope([1.0, 0.5, 0.3, 0.1, 0.2])
+    0.3966480446927375
+    >>> ols_ar1_slope([[1.0, 0.5, 0.3, 0.1, 0.2], [0.0, 1.0, 0.0, 1.0, 0.0]])
+    array([ 0.39664804, -1.        ])
+    """
     paths = np.atleast_2d(np.asarray(paths, dtype=float))
     lagged, current = paths[:, :-1], paths[:, 1:]
     lagged_centred = lagged - lagged.mean(axis=1, keepdims=True)
@@ -293,8 +657,37 @@ def ols_ar1_slope(paths):
 PROCESSES = MappingProxyType({"ar1": AR1, "ar3": AR3, "arma11": ARMA11, "heteroskedastic_ar1": HeteroskedasticAR1})
 
 
-def make_process(name, parameters):
-    """The process ``name`` (a key of PROCESSES) built from a dict of parameters."""
+def make_process(name: str, parameters: Mapping[str, Any]) -> AR1 | AR3 | ARMA11 | HeteroskedasticAR1:
+    """The process ``name`` (a key of PROCESSES) built from a dict of parameters.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`PROCESSES`: ``"ar1"``, ``"ar3"``, ``"arma11"`` or
+        ``"heteroskedastic_ar1"``.
+    parameters : mapping of str to float or int
+        The process's fields, by name (a protocol's ``[dgp] parameters``).
+
+    Returns
+    -------
+    AR1 or AR3 or ARMA11 or HeteroskedasticAR1
+        The process.
+
+    Raises
+    ------
+    bootmark.reference.errors.InvalidParameterError
+        An unknown ``name``, a field the process does not have or lacks, or the process's
+        own refusal of a value (e.g. a non-stationary coefficient).
+
+    Examples
+    --------
+    >>> make_process("ar1", {"phi": 0.5})
+    AR1(phi=0.5, innovation_sd=1.0, burn_in=500)
+    >>> make_process("ar2", {})
+    Traceback (most recent call last):
+        ...
+    bootmark.reference.errors.InvalidParameterError: dgp.name: unknown process 'ar2'. Fix: use one of ...
+    """
     if name not in PROCESSES:
         raise InvalidParameterError(
             ErrorCode.DATA_SHAPE, "dgp.name", f"unknown process {name!r}", f"use one of {', '.join(PROCESSES)}"

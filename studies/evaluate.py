@@ -6,8 +6,11 @@ make the data seed and the next two the bootstrap seed. So an outcome does not d
 which worker computes it, in what order, or with how many threads.
 """
 
+from __future__ import annotations
+
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,19 +21,62 @@ from bootmark.engine.intervals import bootstrap_standard_error, interval
 from .dgp import ols_ar1_slope
 from .peers import PEER_RESAMPLERS
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .protocol import Protocol, ResamplerSpec
+
+__all__ = ["Outcome", "SeriesSeeds", "evaluate", "series_seeds"]
+
 SEED_WORDS = 4
 
 
 @dataclass(frozen=True)
 class SeriesSeeds:
-    """The data seed (numpy default_rng) and bootstrap seed (every resampler) of one series."""
+    """The data seed (numpy default_rng) and bootstrap seed (every resampler) of one series.
+
+    Attributes
+    ----------
+    data : int
+        Seed of the process's ``sample`` (a 128-bit int).
+    bootstrap : int
+        Seed passed to every resampler on this series (a 128-bit int).
+
+    See Also
+    --------
+    series_seeds : Derives both from (root seed, n, series).
+    """
 
     data: int
     bootstrap: int
 
 
-def series_seeds(root_seed, n, series):
-    """The seeds of series ``series`` of the cell with length ``n``."""
+def series_seeds(root_seed: int, n: int, series: int) -> SeriesSeeds:
+    """The seeds of series ``series`` of the cell with length ``n``.
+
+    Parameters
+    ----------
+    root_seed : int
+        The protocol's ``root_seed`` (>= 0).
+    n : int
+        Series length of the cell.
+    series : int
+        Index of the series within the cell (>= 0).
+
+    Returns
+    -------
+    SeriesSeeds
+        Words 0-1 of ``SeedSequence(root_seed, spawn_key=(n, series))`` as the data seed,
+        words 2-3 as the bootstrap seed.
+
+    Examples
+    --------
+    >>> seeds = series_seeds(20261202, 60, 0)
+    >>> seeds.data
+    14086314180204642988993493884756287065
+    >>> seeds == series_seeds(20261202, 60, 0), seeds == series_seeds(20261202, 60, 1)
+    (True, False)
+    """
     words = np.random.SeedSequence(root_seed, spawn_key=(n, series)).generate_state(SEED_WORDS, np.uint64)
     data = int(words[0]) | int(words[1]) << 64
     return SeriesSeeds(data, int(words[2]) | int(words[3]) << 64)
@@ -38,7 +84,19 @@ def series_seeds(root_seed, n, series):
 
 @dataclass(frozen=True)
 class Outcome:
-    """One resampler on one series. Bounds, point and SE are in the data's units."""
+    """One resampler on one series. Bounds, point and SE are in the data's units.
+
+    Attributes
+    ----------
+    point : float
+        The statistic on the series.
+    standard_error : float
+        The bootstrap standard error of the statistic.
+    block_length : float
+        1 for i.i.d. resampling; the resolved (mean) block length otherwise.
+    intervals : tuple of (str, float, float)
+        ``(kind, lower, upper)`` per interval kind, in the protocol's kind order.
+    """
 
     point: float
     standard_error: float
@@ -102,6 +160,36 @@ def _peer_outcome(spec, x, protocol, seed):
     return Outcome(point, standard_error, length, tuple(bounds))
 
 
-def evaluate(spec, x, protocol, seed):
-    """The :class:`Outcome` of resampler ``spec`` on series ``x`` with bootstrap ``seed``."""
+def evaluate(spec: ResamplerSpec, x: ArrayLike, protocol: Protocol, seed: int) -> Outcome:
+    """The :class:`Outcome` of resampler ``spec`` on series ``x`` with bootstrap ``seed``.
+
+    Parameters
+    ----------
+    spec : bootmark.studies.protocol.ResamplerSpec
+        An engine method or a peer adapter, with its interval kinds.
+    x : array_like
+        One series (1-D, float64), in data units.
+    protocol : bootmark.studies.protocol.Protocol
+        Gives the statistic, B (``n_bootstraps``), ``alpha`` and ``inner_bootstraps``.
+    seed : int
+        The series' bootstrap seed (:attr:`SeriesSeeds.bootstrap`).
+
+    Returns
+    -------
+    Outcome
+        Point, bootstrap SE, block length and one interval per kind.
+
+    Raises
+    ------
+    bootmark.studies.peers.PeerNotInstalledError
+        A peer resampler whose package is not installed.
+    bootmark.studies.peers.PeerFailure
+        A peer that gave no finite interval.
+    bootmark.reference.errors.BootmarkError
+        The engine's or a peer's typed error for a series it refuses.
+
+    See Also
+    --------
+    bootmark.studies.runner.run_chunk : Calls this for every series and resampler.
+    """
     return (_engine_outcome if spec.engine is not None else _peer_outcome)(spec, x, protocol, seed)

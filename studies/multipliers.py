@@ -17,11 +17,24 @@ replicate b of the root seed, so the results depend only on the protocol.
 Criteria: ``law_within`` (|estimate - (1 - h/L)| <= k MC SE) and ``published_within``
 (|estimate - published| <= k SE, ours combined with the published figure's, estimated
 from our spread over its replicate count).
+
+Examples
+--------
+>>> import os
+>>> from bootmark.studies.protocol import PROTOCOL_DIRECTORY, load
+>>> protocol = load(os.path.join(PROTOCOL_DIRECTORY, "S3-v1.toml"))
+>>> protocol.kind, protocol.block_length, protocol.lags
+('multiplier_autocorrelation', 10, (1, 5, 12))
+>>> triangular_law(5, protocol.block_length)
+0.5
 """
+
+from __future__ import annotations
 
 import hashlib
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
@@ -31,12 +44,51 @@ from bootmark.reference.models import block_count
 
 from .peers import peer_versions
 
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
+
+__all__ = [
+    "KIND",
+    "MultiplierCriterion",
+    "MultiplierProtocol",
+    "estimate",
+    "multiplier_process",
+    "parse",
+    "render_table",
+    "results_hash",
+    "results_of",
+    "run",
+    "triangular_law",
+]
+
 KIND = "multiplier_autocorrelation"
 CRITERION_TESTS = ("law_within", "published_within")
 
 
 @dataclass(frozen=True)
 class MultiplierCriterion:
+    """A pass/fail rule of a process study, fixed before the run.
+
+    Attributes
+    ----------
+    id : str
+        The criterion's name in the protocol.
+    test : {"law_within", "published_within"}
+        Compare the estimate with the triangular law or with the published figure.
+    lag : int
+        The lag h judged (one of the study's lags).
+    rationale : str
+        Why the rule was registered.
+    k : float, default 3.0
+        Standard errors allowed.
+
+    Examples
+    --------
+    >>> MultiplierCriterion("lag5", "law_within", 5, "why").statement
+    'autocorrelation at lag 5 within 3 MC SE of the triangular law 1 - h/L'
+    """
+
     id: str
     test: str
     lag: int
@@ -44,14 +96,22 @@ class MultiplierCriterion:
     k: float = 3.0
 
     @property
-    def statement(self):
+    def statement(self) -> str:
+        """The rule in one line of text, as verdicts and tables print it."""
         against = "the triangular law 1 - h/L" if self.test == "law_within" else "the published figure"
         return f"autocorrelation at lag {self.lag} within {self.k:g} MC SE of {against}"
 
 
 @dataclass(frozen=True)
 class MultiplierProtocol:
-    """A parsed process-study protocol; ``text`` and ``sha256`` are the file's."""
+    """A parsed process-study protocol; ``text`` and ``sha256`` are the file's.
+
+    Built by :func:`parse` (through :func:`bootmark.studies.protocol.parse`). Its design:
+    ``distribution`` (``"rademacher"``), ``block_length`` L, ``length`` (residuals per
+    replicate), ``replicates``, ``lags`` and ``root_seed``; ``published`` holds
+    ``(lag, value, replicates, source)`` tuples. ``profiles`` has the one
+    ``"registered"`` profile.
+    """
 
     id: str
     version: int
@@ -70,16 +130,53 @@ class MultiplierProtocol:
     text: str
     sha256: str
     kind: str = KIND
-    source_path: str = None  # the file it was loaded from (not part of its text or hash)
+    source_path: str | None = None  # the file it was loaded from (not part of its text or hash)
     statistic: str = "multiplier autocorrelation"
 
     @property
-    def profiles(self):
+    def profiles(self) -> dict[str, None]:
+        """``{"registered": None}``: a process study has one size."""
         return {"registered": None}
 
 
-def parse(table, text, file_name, field, positive, error):
-    """A :class:`MultiplierProtocol` from a parsed TOML table (helpers from ``protocol``)."""
+def parse(
+    table: Mapping[str, Any],
+    text: str,
+    file_name: str,
+    field: Callable[..., Any],
+    positive: Callable[[int, str, str], int],
+    error: type[Exception],
+) -> MultiplierProtocol:
+    """A :class:`MultiplierProtocol` from a parsed TOML table (helpers from ``protocol``).
+
+    Called by :func:`bootmark.studies.protocol.parse` for ``kind =
+    "multiplier_autocorrelation"``; use that function rather than this one.
+
+    Parameters
+    ----------
+    table : mapping
+        The protocol file as parsed by ``tomllib``.
+    text : str
+        The file's text (hashed into ``sha256``).
+    file_name : str
+        The file's base name, named in errors.
+    field, positive : callable
+        ``protocol``'s checked field reader and its >= 1 check.
+    error : type of Exception
+        The error to raise (:class:`bootmark.studies.protocol.ProtocolError`).
+
+    Returns
+    -------
+    MultiplierProtocol
+        The parsed protocol.
+
+    Raises
+    ------
+    bootmark.studies.protocol.ProtocolError
+        (``error``) A missing or mistyped field, a distribution other than Rademacher,
+        lags outside [1, length), an unknown test, or a criterion on a lag the study or
+        its published figures lack.
+    """
     where = file_name
     design = field(table, "design", dict, where)
     distribution = field(design, "distribution", str, f"{where} [design]")
@@ -137,16 +234,43 @@ def parse(table, text, file_name, field, positive, error):
     )
 
 
-def multiplier_process(protocol, replicate):
-    """v_0 .. v_{length-1} of one replicate: the engine's block multipliers on its phase grid."""
+def multiplier_process(protocol: MultiplierProtocol, replicate: int) -> list[float]:
+    """v_0 .. v_{length-1} of one replicate: the engine's block multipliers on its phase grid.
+
+    Parameters
+    ----------
+    protocol : MultiplierProtocol
+        Gives the distribution, block length L, length and root seed.
+    replicate : int
+        The replicate index b (>= 0), as in a ``BlockWild`` bootstrap.
+
+    Returns
+    -------
+    list of float
+        ``length`` multipliers, constant within each block of L.
+    """
     length, size = protocol.length, protocol.block_length
     offset = models.block_offset(size, protocol.root_seed, replicate)
     values = models.multipliers(protocol.distribution, block_count(length, size, offset), protocol.root_seed, replicate)
     return [float(values[(j + offset) // size]) for j in range(length)]
 
 
-def estimate(protocol, show_progress=False):
-    """{lag: (estimate, mc_se, sd of the per-replicate means)} over all replicates."""
+def estimate(protocol: MultiplierProtocol, show_progress: bool = False) -> dict[int, tuple[float, float, float]]:
+    """{lag: (estimate, mc_se, sd of the per-replicate means)} over all replicates.
+
+    Parameters
+    ----------
+    protocol : MultiplierProtocol
+        The process study.
+    show_progress : bool, default False
+        Show a tqdm bar over replicates.
+
+    Returns
+    -------
+    dict of int to tuple of float
+        lag -> (mean of v_t v_{t+h} over t and replicates, its Monte Carlo SE, the
+        standard deviation of the per-replicate means).
+    """
     per_replicate = {lag: [] for lag in protocol.lags}
     for replicate in tqdm(range(protocol.replicates), disable=not show_progress, desc=protocol.id, unit="replicate"):
         v = multiplier_process(protocol, replicate)
@@ -162,12 +286,47 @@ def estimate(protocol, show_progress=False):
     return out
 
 
-def triangular_law(lag, block_length):
+def triangular_law(lag: int, block_length: int) -> float:
+    """The autocorrelation of block-wild Rademacher multipliers at ``lag``: max(0, 1 - h / L).
+
+    Parameters
+    ----------
+    lag : int
+        The lag h (>= 0).
+    block_length : int
+        The block length L (>= 1).
+
+    Returns
+    -------
+    float
+        max(0, 1 - lag / block_length).
+
+    Examples
+    --------
+    >>> triangular_law(2, 5), triangular_law(7, 5)
+    (0.6, 0.0)
+    """
     return max(0.0, 1.0 - lag / block_length)
 
 
-def results_of(protocol, estimates):
-    """Rows per lag, criterion verdicts; deterministic given the protocol."""
+def results_of(protocol: MultiplierProtocol, estimates: Mapping[int, tuple[float, float, float]]) -> dict[str, Any]:
+    """Rows per lag, criterion verdicts; deterministic given the protocol.
+
+    Parameters
+    ----------
+    protocol : MultiplierProtocol
+        The process study.
+    estimates : mapping
+        :func:`estimate`'s output.
+
+    Returns
+    -------
+    dict
+        ``{"lags": [...], "criteria": [...]}``: per lag the ``estimate``, ``mc_se``,
+        ``law``, ``z_law`` and the published figure with ``z_published`` (None when
+        there is none); per criterion a verdict as
+        :func:`bootmark.studies.summary.judge` gives.
+    """
     published = {lag: (value, count, source) for lag, value, count, source in protocol.published}
     rows = []
     for lag in protocol.lags:
@@ -208,12 +367,40 @@ def results_of(protocol, estimates):
     return {"lags": rows, "criteria": verdicts}
 
 
-def results_hash(results):
+def results_hash(results: Mapping[str, Any]) -> str:
+    """The SHA-256 (hex) of ``results`` in bootmark's canonical JSON.
+
+    Examples
+    --------
+    >>> len(results_hash({"lags": [], "criteria": []}))
+    64
+    """
     return hashlib.sha256(canonical_json(results)).hexdigest()
 
 
-def run(protocol, show_progress=True):
-    """The receipt body of a process study."""
+def run(protocol: MultiplierProtocol, show_progress: bool = True) -> dict[str, Any]:
+    """The receipt body of a process study.
+
+    Draws every replicate (:func:`estimate`), judges the criteria (:func:`results_of`)
+    and records the design, peer versions and ``results_sha256``; the body is not yet
+    sealed.
+
+    Parameters
+    ----------
+    protocol : MultiplierProtocol
+        The process study.
+    show_progress : bool, default True
+        Show a tqdm bar over replicates.
+
+    Returns
+    -------
+    dict
+        ``study``, ``design``, ``peers``, ``results`` and ``results_sha256``.
+
+    See Also
+    --------
+    bootmark.studies.verify.verify : Redraws every replicate and compares.
+    """
     results = results_of(protocol, estimate(protocol, show_progress))
     return {
         "study": {
@@ -239,7 +426,19 @@ def run(protocol, show_progress=True):
     }
 
 
-def render_table(results):
+def render_table(results: Mapping[str, Any]) -> str:
+    """A plain-text table of :func:`results_of`'s rows and verdicts.
+
+    Parameters
+    ----------
+    results : dict
+        A process study's ``results``.
+
+    Returns
+    -------
+    str
+        The table, lines joined by newlines.
+    """
     lines = [f"{'lag':>4}{'estimate':>10}{'MC SE':>9}{'law 1-h/L':>11}{'z':>7}{'published':>11}{'z':>7}"]
     for row in results["lags"]:
         published = "" if row["published"] is None else f"{row['published']:>11.3f}{row['z_published']:>+7.2f}"

@@ -57,7 +57,16 @@ How each peer is driven (the choices that change results if made differently):
 
 A peer that is not installed is still listed; its ``interval`` raises
 :class:`PeerNotInstalledError` and :func:`peer_versions` reports ``None``.
+
+Examples
+--------
+>>> sorted(PEER_RESAMPLERS)
+['arch.IIDBootstrap', 'arch.MovingBlockBootstrap', 'arch.StationaryBootstrap', 'tsbootstrap.MovingBlock']
+>>> PEER_RESAMPLERS["tsbootstrap.MovingBlock"].kinds
+('percentile', 'basic')
 """
+
+from __future__ import annotations
 
 import importlib
 import math
@@ -65,6 +74,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -77,6 +87,22 @@ from bootmark.reference.errors import (
     ParameterTypeError,
 )
 from bootmark.reference.validation import check_alpha, check_n_bootstraps, check_seed
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from numpy.typing import ArrayLike
+
+__all__ = [
+    "PEER_RESAMPLERS",
+    "STUDENTIZE_REPS",
+    "PeerFailure",
+    "PeerInterval",
+    "PeerNotInstalledError",
+    "PeerResampler",
+    "peer_versions",
+    "require_installed",
+]
 
 #: Inner replicates of arch's nested bootstrap for kind "studentized", per outer replicate.
 #: arch's default is 1000, which costs B * 1000 resamples: 45 s a call at n=200, B=999 on
@@ -108,9 +134,23 @@ _INSTALL_HINT = MappingProxyType(
 
 
 class PeerNotInstalledError(ModuleNotFoundError):
-    """The peer package a resampler needs is not importable; the message says how to install it."""
+    """The peer package a resampler needs is not importable; the message says how to install it.
 
-    def __init__(self, package):
+    Parameters
+    ----------
+    package : {"arch", "tsbootstrap"}
+        The missing package (also its ``name`` and ``package`` attributes).
+
+    Examples
+    --------
+    >>> error = PeerNotInstalledError("tsbootstrap")
+    >>> error.package, error.name
+    ('tsbootstrap', 'tsbootstrap')
+    >>> print(str(error)[:60])
+    tsbootstrap is not installed, so its resamplers cannot run:
+    """
+
+    def __init__(self, package: str) -> None:
         super().__init__(
             f"{package} is not installed, so its resamplers cannot run: {_INSTALL_HINT[package]}", name=package
         )
@@ -120,10 +160,29 @@ class PeerNotInstalledError(ModuleNotFoundError):
         return type(self), (self.package,)
 
 
-def require_installed(peer_names):
+def require_installed(peer_names: Iterable[str | None]) -> None:
     """Raise :class:`PeerNotInstalledError` for the first peer package in ``peer_names``
     (resampler peer names such as "tsbootstrap.MovingBlock", or None for engine
-    resamplers) that is not installed; checked before a run or a replay starts."""
+    resamplers) that is not installed; checked before a run or a replay starts.
+
+    Parameters
+    ----------
+    peer_names : iterable of str or None
+        The ``peer`` of each resampler of a study (None for an engine resampler).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    PeerNotInstalledError
+        A peer package that is not installed.
+
+    Examples
+    --------
+    >>> require_installed([None, None])
+    """
     for name in peer_names:
         if name is None:
             continue
@@ -134,7 +193,10 @@ def require_installed(peer_names):
 
 class PeerFailure(RuntimeError):
     """The peer ran but gave no finite interval for this series (e.g. arch's bias
-    correction is undefined when no replicate falls below the estimate)."""
+    correction is undefined when no replicate falls below the estimate).
+
+    Raised by :meth:`PeerResampler.interval`; the message names the peer and the kind.
+    """
 
 
 @dataclass(frozen=True)
@@ -144,6 +206,17 @@ class PeerInterval:
     ``standard_error`` is the standard deviation of the B replicate means about their mean,
     divisor B (ddof=0). ``block_length`` is the (mean) block length passed to the peer,
     ``None`` for i.i.d. resampling.
+
+    Attributes
+    ----------
+    lower, upper : float
+        The interval's bounds.
+    point : float
+        The sample mean of the series.
+    standard_error : float
+        The replicates' standard deviation, divisor B.
+    block_length : float or None
+        The (mean) block length passed to the peer; None for i.i.d. resampling.
     """
 
     lower: float
@@ -159,6 +232,23 @@ class PeerResampler:
 
     ``kinds`` are the interval kinds it serves, in bootmark's names. ``settings`` holds the
     fixed choices a receipt should record (block-length rule, inner replicate count, ...).
+
+    Attributes
+    ----------
+    name : str
+        Its key in :data:`PEER_RESAMPLERS` (e.g. ``"arch.IIDBootstrap"``).
+    package : {"arch", "tsbootstrap"}
+        The peer package it drives.
+    kinds : tuple of str
+        The interval kinds it serves.
+    settings : mapping
+        The fixed choices a receipt records.
+
+    Examples
+    --------
+    >>> peer = PEER_RESAMPLERS["arch.MovingBlockBootstrap"]
+    >>> peer.package, peer.settings["studentize_reps"]
+    ('arch', 50)
     """
 
     name: str
@@ -167,7 +257,7 @@ class PeerResampler:
     settings: Mapping = field(compare=False)
     _run: Callable = field(repr=False, compare=False)
 
-    def interval(self, series, *, alpha, kind, n_bootstraps, seed):
+    def interval(self, series: ArrayLike, *, alpha: float, kind: str, n_bootstraps: int, seed: int) -> PeerInterval:
         """The peer's ``1 - alpha`` two-sided interval for the mean of ``series``.
 
         ``series``: 1-D, real, finite, at least 2 values (block resamplers may need more
@@ -175,6 +265,49 @@ class PeerResampler:
         ``self.kinds``; ``n_bootstraps`` an int >= 1; ``seed`` an int >= 0. Bad arguments
         raise bootmark's typed errors naming the argument; a missing peer raises
         :class:`PeerNotInstalledError`; a non-finite result raises :class:`PeerFailure`.
+
+        Parameters
+        ----------
+        series : array_like
+            One series, in data units.
+        alpha : float
+            Two-sided tail, in (0, 1); 0.10 gives a 90% interval.
+        kind : str
+            One of ``self.kinds``.
+        n_bootstraps : int
+            Replicates B, >= 1.
+        seed : int
+            Seed of the peer's generator, >= 0.
+
+        Returns
+        -------
+        PeerInterval
+            Bounds, point, SE and block length, in the units of the series.
+
+        Raises
+        ------
+        bootmark.reference.errors.ParameterTypeError
+            ``kind``, ``alpha``, ``n_bootstraps`` or ``seed`` of the wrong type.
+        bootmark.reference.errors.InvalidParameterError
+            A kind this peer does not serve, or an out-of-range ``alpha``,
+            ``n_bootstraps`` or ``seed``.
+        bootmark.reference.errors.DataTypeError
+            A series that is not real numbers.
+        bootmark.reference.errors.InvalidDataError
+            A series that is not 1-D, has fewer than 2 values or non-finite values, or
+            whose block length arch cannot estimate.
+        PeerNotInstalledError
+            The peer package is not installed.
+        PeerFailure
+            The peer gave no finite interval.
+
+        Examples
+        --------
+        >>> peer = PEER_RESAMPLERS["tsbootstrap.MovingBlock"]
+        >>> peer.interval([0.1, 0.2], alpha=0.1, kind="normal", n_bootstraps=99, seed=1)
+        Traceback (most recent call last):
+            ...
+        bootmark.reference.errors.InvalidParameterError: kind: tsbootstrap.MovingBlock has no interval kind 'normal'...
         """
         kind = self._check_kind(kind)
         alpha = check_alpha(alpha)
@@ -404,6 +537,17 @@ def _registry():
 PEER_RESAMPLERS = _registry()
 
 
-def peer_versions():
-    """{"arch": installed version or None, "tsbootstrap": installed version or None}."""
+def peer_versions() -> dict[str, str | None]:
+    """{"arch": installed version or None, "tsbootstrap": installed version or None}.
+
+    Returns
+    -------
+    dict of str to str or None
+        The installed version of each peer package, None when it is not installed.
+
+    Examples
+    --------
+    >>> sorted(peer_versions())
+    ['arch', 'tsbootstrap']
+    """
     return {package: package_version(package) for package in ("arch", "tsbootstrap")}

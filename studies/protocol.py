@@ -24,7 +24,20 @@ Criteria (``[[criteria]]``, field ``test``):
   spread and its ``published_series``);
 * ``se_below``: the resampler's bootstrap SE is below ``other``'s in at least a
   fraction ``target`` of the series.
+
+Examples
+--------
+>>> import os
+>>> from bootmark import workspace
+>>> path = os.path.join(workspace.find().root, "tests", "protocols", "CI-v1.toml")
+>>> with open(path, encoding="utf-8") as stream:
+...     text = stream.read()
+>>> protocol = parse(text, "CI-v1.toml")
+>>> protocol.id, protocol.version, protocol.n, protocol.statistic
+('CI', 1, (60, 120), 'mean')
 """
+
+from __future__ import annotations
 
 import hashlib
 import os
@@ -32,6 +45,7 @@ import re
 import sys
 from dataclasses import dataclass, replace
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -45,6 +59,27 @@ from bootmark import engine, workspace
 from . import multipliers
 from .dgp import make_process
 from .peers import PEER_RESAMPLERS
+
+if TYPE_CHECKING:
+    from .dgp import AR1, AR3, ARMA11, HeteroskedasticAR1
+    from .multipliers import MultiplierProtocol
+
+__all__ = [
+    "PROTOCOL_DIRECTORY",
+    "REGISTERED_PROFILE",
+    "Criterion",
+    "Profile",
+    "Protocol",
+    "ProtocolError",
+    "PublishedFigure",
+    "ResamplerSpec",
+    "find",
+    "load",
+    "parse",
+    "protocol_files",
+    "protocol_paths",
+    "registered",
+]
 
 # The registered protocols that ship with bootmark (package data); a workspace's own
 # protocols/ folder adds to them.
@@ -71,7 +106,18 @@ _FILE_NAME = re.compile(r"^(?P<id>[A-Za-z0-9][A-Za-z0-9_-]*)-v(?P<version>\d+)\.
 
 
 class ProtocolError(ValueError):
-    """A protocol that cannot be run; the message names the file and the field."""
+    """A protocol that cannot be run; the message names the file and the field.
+
+    Raised by :func:`parse`, :func:`load`, :func:`find`, :func:`protocol_paths` and the
+    lookups of :class:`Protocol`.
+
+    Examples
+    --------
+    >>> parse("id = 'X'", "X-v1.toml")
+    Traceback (most recent call last):
+        ...
+    bootmark.studies.protocol.ProtocolError: X-v1.toml: missing field 'version'
+    """
 
 
 @dataclass(frozen=True)
@@ -83,16 +129,52 @@ class ResamplerSpec:
     ``max_order`` and ``criterion`` (SieveAR), and ``innovation`` ("IID", "Wild" or
     "BlockWild") with ``distribution`` and ``block_length`` for model-based methods;
     ``design`` ("recursive", the default, or "fixed") for ResidualBootstrap.
+
+    Attributes
+    ----------
+    name : str
+        The resampler's name in the protocol (unique within it).
+    kinds : tuple of str
+        The interval kinds it is asked for, in protocol order.
+    engine : str or None
+        The engine spec's name (one of ``ENGINE_METHODS``), or None for a peer.
+    settings : tuple of (str, object)
+        The engine spec's settings, in ``ENGINE_SETTINGS`` order.
+    peer : str or None
+        A key of :data:`bootmark.studies.peers.PEER_RESAMPLERS`, or None for the engine.
+
+    Examples
+    --------
+    >>> spec = ResamplerSpec("block", ("percentile",), engine="MovingBlock", settings=(("block_length", 5),))
+    >>> spec.method()
+    MovingBlock(block_length=5)
     """
 
     name: str
     kinds: tuple
-    engine: str = None
+    engine: str | None = None
     settings: tuple = ()
-    peer: str = None
+    peer: str | None = None
 
-    def method(self):
-        """The engine's method spec (engine resamplers only)."""
+    def method(self) -> object:
+        """The engine's method spec (engine resamplers only).
+
+        Returns
+        -------
+        object
+            A spec of :mod:`bootmark.engine` (e.g. ``engine.MovingBlock(5)``) built from
+            ``engine`` and ``settings``; the spec's own typed error if a setting is bad.
+
+        Raises
+        ------
+        ValueError
+            An unknown ``innovation`` setting.
+
+        Examples
+        --------
+        >>> ResamplerSpec("iid", ("percentile",), engine="IID").method()
+        IID()
+        """
         settings = dict(self.settings)
         if self.engine == "IID":
             return engine.IID()
@@ -119,21 +201,55 @@ def _innovation_spec(engine, settings):
 
 @dataclass(frozen=True)
 class Criterion:
-    """A pass/fail rule fixed before the run (see the module docstring)."""
+    """A pass/fail rule fixed before the run (see the module docstring).
+
+    Attributes
+    ----------
+    id : str
+        The criterion's name in the protocol.
+    test : str
+        One of ``CRITERION_TESTS``.
+    resampler : str
+        The resampler judged.
+    kind : str
+        Its interval kind (``"se"`` for the SE tests).
+    rationale : str
+        Why the rule was registered.
+    target : float or None
+        The coverage, SE ratio or share the test compares with.
+    k : float, default 3.0
+        Monte Carlo standard errors allowed.
+    n : int or None
+        The one n judged (None: every n of the study).
+    other : str or None
+        The resampler compared with (``exceeds``, ``se_below``).
+    published_series : int or None
+        Series behind the target (``se_ratio_within``), for its MC error.
+
+    See Also
+    --------
+    bootmark.studies.summary.judge : The verdict of a criterion on a run.
+
+    Examples
+    --------
+    >>> Criterion("iid", "within", "engine.IID", "percentile", "why", target=0.9).statement
+    'coverage(engine.IID, percentile) within 3 mc_se of 0.900'
+    """
 
     id: str
     test: str
     resampler: str
     kind: str
     rationale: str
-    target: float = None
+    target: float | None = None
     k: float = 3.0
-    n: int = None
-    other: str = None  # se_below: the resampler whose SE is compared
-    published_series: int = None  # se_ratio_within: series behind the target, for its MC error
+    n: int | None = None
+    other: str | None = None  # se_below: the resampler whose SE is compared
+    published_series: int | None = None  # se_ratio_within: series behind the target, for its MC error
 
     @property
-    def statement(self):
+    def statement(self) -> str:
+        """The rule in one line of text, as verdicts and tables print it."""
         where = f" at n={self.n}" if self.n is not None else ""
         if self.test == "se_ratio_within":
             return f"mean SE ratio({self.resampler}){where} within {self.k:g} combined MC SE of {self.target:.3f}"
@@ -153,20 +269,52 @@ class Criterion:
 
 @dataclass(frozen=True)
 class PublishedFigure:
-    """A published coverage figure to set beside ours, with its source."""
+    """A published coverage figure to set beside ours, with its source.
+
+    Attributes
+    ----------
+    resampler, kind : str
+        The resampler and interval kind it is compared with.
+    n : int
+        Series length.
+    value : float
+        The published coverage (or mean SE ratio).
+    source : str
+        Where it is published.
+    series : int or None
+        Series behind it, when stated (its Monte Carlo error is then combined with ours).
+    measure : {"coverage", "se_ratio"}, default "coverage"
+        What ``value`` measures.
+
+    See Also
+    --------
+    bootmark.studies.summary.compare_published : Our figure beside it.
+    """
 
     resampler: str
     kind: str
     n: int
     value: float
     source: str
-    series: int = None  # how many series the published figure used, when stated
+    series: int | None = None  # how many series the published figure used, when stated
     measure: str = "coverage"  # or "se_ratio": the mean of bootstrap SE / true SE
 
 
 @dataclass(frozen=True)
 class Profile:
-    """A named run size: the registered one, or a smaller one declared in the protocol."""
+    """A named run size: the registered one, or a smaller one declared in the protocol.
+
+    Attributes
+    ----------
+    name : str
+        ``"registered"`` or the name of a ``[profiles.<name>]`` table.
+    series : int
+        Series per n.
+    resamplers : tuple of str
+        The resamplers run, in protocol order.
+    n : tuple of int
+        The series lengths run.
+    """
 
     name: str
     series: int
@@ -176,7 +324,35 @@ class Profile:
 
 @dataclass(frozen=True)
 class Protocol:
-    """A parsed protocol. ``text`` and ``sha256`` are the file's exact content and hash."""
+    """A parsed protocol. ``text`` and ``sha256`` are the file's exact content and hash.
+
+    Built by :func:`parse` (or :func:`load`, which also sets ``source_path``); its fields
+    mirror the protocol file's (see docs/protocols.md): the design (``statistic``, ``n``,
+    ``series``, ``n_bootstraps``, ``alpha``, ``inner_bootstraps``, ``root_seed``,
+    ``chunk_series``), the process (``dgp_name``, ``dgp_parameters``, ``truth_note``),
+    ``resamplers`` (:class:`ResamplerSpec`), ``criteria`` (:class:`Criterion`),
+    ``published`` (:class:`PublishedFigure`) and ``profiles`` (name ->
+    :class:`Profile`).
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import workspace
+    >>> path = os.path.join(workspace.find().root, "tests", "protocols", "CI-v1.toml")
+    >>> with open(path, encoding="utf-8") as stream:
+    ...     text = stream.read()
+    >>> protocol = parse(text, "CI-v1.toml")
+    >>> protocol.process()
+    AR1(phi=0.7, innovation_sd=1.0, burn_in=500)
+    >>> protocol.profile("tiny")
+    Profile(name='tiny', series=10, resamplers=('engine.IID', 'engine.MovingBlock(auto)'), n=(60,))
+    >>> protocol.resampler("engine.MovingBlock(auto)").kinds
+    ('percentile', 'calibrated')
+    >>> protocol.profile("huge")
+    Traceback (most recent call last):
+        ...
+    bootmark.studies.protocol.ProtocolError: CI-v1.toml: no profile 'huge'; declared: registered, tiny
+    """
 
     id: str
     version: int
@@ -202,18 +378,33 @@ class Protocol:
     text: str
     sha256: str
     kind: str = "coverage"
-    source_path: str = None  # the file it was loaded from (not part of its text or hash)
+    source_path: str | None = None  # the file it was loaded from (not part of its text or hash)
 
-    def process(self):
+    def process(self) -> AR1 | AR3 | ARMA11 | HeteroskedasticAR1:
+        """The data-generating process (:func:`bootmark.studies.dgp.make_process`)."""
         return make_process(self.dgp_name, dict(self.dgp_parameters))
 
-    def resampler(self, name):
+    def resampler(self, name: str) -> ResamplerSpec:
+        """The :class:`ResamplerSpec` named ``name``.
+
+        Raises
+        ------
+        ProtocolError
+            No resampler of that name.
+        """
         for spec in self.resamplers:
             if spec.name == name:
                 return spec
         raise ProtocolError(f"{self.file_name}: no resampler named {name!r}")
 
-    def profile(self, name=REGISTERED_PROFILE):
+    def profile(self, name: str = REGISTERED_PROFILE) -> Profile:
+        """The :class:`Profile` named ``name`` (default: the registered one).
+
+        Raises
+        ------
+        ProtocolError
+            No profile of that name.
+        """
         if name not in self.profiles:
             raise ProtocolError(f"{self.file_name}: no profile {name!r}; declared: {', '.join(self.profiles)}")
         return self.profiles[name]
@@ -319,8 +510,54 @@ def _published(table, where):
     return PublishedFigure(**table)
 
 
-def parse(text, file_name):
-    """A :class:`Protocol` from TOML ``text``; ``file_name`` must be ``<id>-v<version>.toml``."""
+def parse(text: str, file_name: str) -> Protocol | MultiplierProtocol:
+    """A :class:`Protocol` from TOML ``text``; ``file_name`` must be ``<id>-v<version>.toml``.
+
+    A protocol of ``kind = "multiplier_autocorrelation"`` is handed to
+    :func:`bootmark.studies.multipliers.parse`. Every check that can be made before a
+    run is made here, including building the process and each engine spec.
+
+    Parameters
+    ----------
+    text : str
+        The protocol file's text (its SHA-256 is the protocol's).
+    file_name : str
+        The file's base name, ``<id>-v<version>.toml``, matching its ``id`` and
+        ``version``.
+
+    Returns
+    -------
+    Protocol or bootmark.studies.multipliers.MultiplierProtocol
+        The parsed protocol.
+
+    Raises
+    ------
+    ProtocolError
+        Invalid TOML, a missing or mistyped field, a file name that does not match, an
+        unknown process, method, peer, kind, test or resampler, or a design the runner
+        cannot honour; the message names the file and the field.
+
+    See Also
+    --------
+    load : Parse a protocol file.
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import workspace
+    >>> path = os.path.join(workspace.find().root, "tests", "protocols", "CI-v1.toml")
+    >>> with open(path, encoding="utf-8") as stream:
+    ...     text = stream.read()
+    >>> protocol = parse(text, "CI-v1.toml")
+    >>> [spec.name for spec in protocol.resamplers]
+    ['engine.IID', 'engine.MovingBlock(auto)', 'engine.StationaryBlock(5)', 'arch.IIDBootstrap']
+    >>> protocol.criteria[0].statement
+    'coverage(engine.IID, percentile) within 3 mc_se of 0.510'
+    >>> parse(text, "CI-v2.toml")
+    Traceback (most recent call last):
+        ...
+    bootmark.studies.protocol.ProtocolError: CI-v2.toml: the file must be named CI-v1.toml (its id and version)
+    """
     where = file_name
     try:
         table = tomllib.loads(text)
@@ -439,8 +676,31 @@ def parse(text, file_name):
     return protocol
 
 
-def load(path):
-    """Parse the protocol file at ``path``; an unreadable file is a :class:`ProtocolError`."""
+def load(path: str) -> Protocol | MultiplierProtocol:
+    """Parse the protocol file at ``path``; an unreadable file is a :class:`ProtocolError`.
+
+    Parameters
+    ----------
+    path : str
+        Path of a ``<id>-v<version>.toml`` file.
+
+    Returns
+    -------
+    Protocol or bootmark.studies.multipliers.MultiplierProtocol
+        As :func:`parse`, with ``source_path`` set to the file's absolute path.
+
+    Raises
+    ------
+    ProtocolError
+        The file cannot be read, is not UTF-8, or does not parse.
+
+    Examples
+    --------
+    >>> import os
+    >>> protocol = load(os.path.join(PROTOCOL_DIRECTORY, "S1-v1.toml"))
+    >>> protocol.id, protocol.version, protocol.source_path == os.path.join(PROTOCOL_DIRECTORY, "S1-v1.toml")
+    ('S1', 1, True)
+    """
     try:
         with open(path, "rb") as stream:
             text = stream.read().decode("utf-8")
@@ -451,14 +711,52 @@ def load(path):
     return replace(parse(text, os.path.basename(path)), source_path=os.path.abspath(path))
 
 
-def protocol_files(directory):
-    """The .toml files in ``directory``, sorted by name."""
+def protocol_files(directory: str) -> list[str]:
+    """The .toml files in ``directory``, sorted by name.
+
+    Parameters
+    ----------
+    directory : str
+        A folder of protocol files.
+
+    Returns
+    -------
+    list of str
+        Their paths (``directory`` joined with each name).
+
+    Raises
+    ------
+    OSError
+        ``directory`` cannot be listed.
+
+    Examples
+    --------
+    >>> import os
+    >>> "S1-v1.toml" in [os.path.basename(path) for path in protocol_files(PROTOCOL_DIRECTORY)]
+    True
+    """
     return [os.path.join(directory, name) for name in sorted(os.listdir(directory)) if name.endswith(".toml")]
 
 
-def protocol_paths(directory=None):
+def protocol_paths(directory: str | None = None) -> dict[str, str]:
     """{"<ID>-v<N>": path} of every registered protocol: those in ``directory`` alone when
     given, else the shipped ones plus the workspace's ``protocols/`` folder.
+
+    Parameters
+    ----------
+    directory : str, optional
+        The one folder to read; default the shipped protocols (``PROTOCOL_DIRECTORY``)
+        and the workspace's ``protocols/``.
+
+    Returns
+    -------
+    dict of str to str
+        ``"<ID>-v<N>"`` -> path (a file whose name does not match keeps its name).
+
+    Examples
+    --------
+    >>> "S1-v1" in protocol_paths(PROTOCOL_DIRECTORY)
+    True
 
     Raises
     ------
@@ -485,14 +783,65 @@ def protocol_paths(directory=None):
     return paths
 
 
-def registered(directory=None):
-    """All registered protocols (see :func:`protocol_paths`), sorted by id then version."""
+def registered(directory: str | None = None) -> list[Protocol | MultiplierProtocol]:
+    """All registered protocols (see :func:`protocol_paths`), sorted by id then version.
+
+    Parameters
+    ----------
+    directory : str, optional
+        As for :func:`protocol_paths`.
+
+    Returns
+    -------
+    list of Protocol or MultiplierProtocol
+        The loaded protocols (:func:`load`).
+
+    Raises
+    ------
+    ProtocolError
+        A protocol does not parse, or one ``ID-vN`` is defined twice.
+
+    Examples
+    --------
+    >>> ids = [f"{protocol.id}-v{protocol.version}" for protocol in registered(PROTOCOL_DIRECTORY)]
+    >>> "S1-v1" in ids, "S3-v1" in ids
+    (True, True)
+    """
     found = [load(path) for path in protocol_paths(directory).values()]
     return sorted(found, key=lambda p: (p.id, p.version))
 
 
-def find(study, directory=None):
-    """The protocol named by ``study``: an id (newest version), ``ID-vN``, or a path to a .toml file."""
+def find(study: str, directory: str | None = None) -> Protocol | MultiplierProtocol:
+    """The protocol named by ``study``: an id (newest version), ``ID-vN``, or a path to a .toml file.
+
+    Parameters
+    ----------
+    study : str
+        A study id (its newest version), ``"<ID>-v<N>"``, or the path of a .toml file.
+    directory : str, optional
+        As for :func:`protocol_paths`.
+
+    Returns
+    -------
+    Protocol or MultiplierProtocol
+        The loaded protocol.
+
+    Raises
+    ------
+    ProtocolError
+        No such file or registered study (the message lists the registered ids), or the
+        protocol does not parse.
+
+    Examples
+    --------
+    >>> protocol = find("S1-v1", PROTOCOL_DIRECTORY)
+    >>> protocol.id, protocol.version, protocol.file_name
+    ('S1', 1, 'S1-v1.toml')
+    >>> find("NOPE", PROTOCOL_DIRECTORY)
+    Traceback (most recent call last):
+        ...
+    bootmark.studies.protocol.ProtocolError: no registered study 'NOPE'; registered: ...
+    """
     if study.endswith(".toml"):
         if not os.path.isfile(study):
             raise ProtocolError(

@@ -7,21 +7,61 @@ nominal vs delivered coverage (``<workspace>/receipts/studies/charts/<ID>-v<vers
 figure is typed by hand.
 """
 
+from __future__ import annotations
+
 import os
+from typing import TYPE_CHECKING
 
 from bootmark import receipts, workspace
 
 from . import protocol as protocols
 from .summary import miss_split
 
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+__all__ = [
+    "BEGIN",
+    "END",
+    "chart_path",
+    "current_section",
+    "newest_study_receipts",
+    "render_section",
+    "replace_section",
+    "update_readme",
+]
+
 BEGIN = "<!-- coverage:begin (rendered by `bootmark study render --readme`; do not edit) -->"
 END = "<!-- coverage:end -->"
 
 
-def newest_study_receipts(directory=None, profile="registered"):
+def newest_study_receipts(
+    directory: str | None = None, profile: str = "registered"
+) -> dict[tuple[str, int], tuple[str, dict[str, Any]]]:
     """{(study id, version): (path, receipt)} of the newest receipt of each study in
     ``profile``, from one scan of ``directory`` (default: the workspace's study receipts);
-    a process study has one profile."""
+    a process study has one profile.
+
+    Parameters
+    ----------
+    directory : str, optional
+        Folder of study receipts; default the workspace's.
+    profile : str, default "registered"
+        The profile whose receipts count.
+
+    Returns
+    -------
+    dict
+        (study id, version) -> (path, loaded receipt), newest by start time.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     newest_study_receipts(folder)
+    {}
+    """
     newest = {}
     directory = workspace.directory_for("study", directory)
     for _key, path, receipt in sorted(receipts.scan(directory, ("study", "process")), key=lambda item: item[0]):
@@ -31,12 +71,30 @@ def newest_study_receipts(directory=None, profile="registered"):
     return newest
 
 
-def chart_path(body, directory=None):
-    """Where the chart of the study receipt ``body`` goes (default: the workspace's charts)."""
+def chart_path(body: Mapping[str, Any], directory: str | None = None) -> str:
+    """Where the chart of the study receipt ``body`` goes (default: the workspace's charts).
+
+    Parameters
+    ----------
+    body : dict
+        A study receipt's body (its ``study`` id and version are read).
+    directory : str, optional
+        Folder of charts; default the workspace's ``receipts/studies/charts``.
+
+    Returns
+    -------
+    str
+        ``<directory>/<ID>-v<version>.png``.
+
+    Examples
+    --------
+    >>> chart_path({"study": {"id": "S1", "version": 1}}, "charts")
+    'charts/S1-v1.png'
+    """
     return os.path.join(directory or workspace.find().charts, f"{body['study']['id']}-v{body['study']['version']}.png")
 
 
-def draw_chart(body, path):
+def draw_chart(body: Mapping[str, Any], path: str) -> str:
     """Delivered coverage with Wilson 95% bars against the nominal level; one panel per study."""
     # heavy (matplotlib): loaded only when a chart is drawn
     import matplotlib
@@ -110,7 +168,7 @@ def _save(figure, axes, body, size, path):
     return path
 
 
-def render_study(body, receipt_path, chart_link=None):
+def render_study(body: Mapping[str, Any], receipt_path: str | None, chart_link: str | None = None) -> str:
     """Markdown for one study receipt."""
     study, results = body["study"], body["results"]
     nominal = 1.0 - body["design"]["alpha"]
@@ -148,7 +206,7 @@ def render_study(body, receipt_path, chart_link=None):
     return "\n".join(lines)
 
 
-def draw_process_chart(body, path):
+def draw_process_chart(body: Mapping[str, Any], path: str) -> str:
     """The multiplier autocorrelation with MC error bars, the triangular law and the published figures."""
     # heavy (matplotlib): loaded only when a chart is drawn
     import matplotlib
@@ -180,7 +238,7 @@ def draw_process_chart(body, path):
     return _save(figure, axes, body, f"{body['design']['replicates']:,} replicates", path)
 
 
-def render_process(body, receipt_path, chart_link=None):
+def render_process(body: Mapping[str, Any], receipt_path: str | None, chart_link: str | None = None) -> str:
     """Markdown for one process-study receipt (S3)."""
     study, design = body["study"], body["design"]
     lines = [
@@ -206,9 +264,33 @@ def render_process(body, receipt_path, chart_link=None):
     return "\n".join(lines)
 
 
-def render_section(directory=None, chart_directory=None, draw=True):
+def render_section(
+    directory: str | None = None, chart_directory: str | None = None, draw: bool = True
+) -> tuple[str, list[str]]:
     """(markdown, receipt paths) for every registered study that has a receipt; receipts
-    and charts default to the workspace's folders, and links are relative to its root."""
+    and charts default to the workspace's folders, and links are relative to its root.
+
+    Parameters
+    ----------
+    directory : str, optional
+        Folder of study receipts; default the workspace's.
+    chart_directory : str, optional
+        Folder of charts; default the workspace's.
+    draw : bool, default True
+        Draw (or redraw) each study's chart (PNG, matplotlib).
+
+    Returns
+    -------
+    markdown : str
+        One section per study, newest receipt of its registered profile.
+    paths : list of str
+        The receipts rendered.
+
+    Raises
+    ------
+    FileNotFoundError
+        No registered study has a receipt in ``directory``.
+    """
     parts, paths = [], []
     found = workspace.find()
     directory = workspace.directory_for("study", directory)
@@ -229,20 +311,84 @@ def render_section(directory=None, chart_directory=None, draw=True):
     return "\n\n".join(parts), paths
 
 
-def replace_section(text, section):
+def replace_section(text: str, section: str) -> str:
+    """``text`` with the part between :data:`BEGIN` and :data:`END` replaced by ``section``.
+
+    Parameters
+    ----------
+    text : str
+        A README's text, holding both markers.
+    section : str
+        The new coverage section (markdown).
+
+    Returns
+    -------
+    str
+        The new text; what lies outside the markers is unchanged.
+
+    Raises
+    ------
+    ValueError
+        ``text`` lacks a marker.
+
+    See Also
+    --------
+    current_section : The section between the markers.
+
+    Examples
+    --------
+    >>> text = f"intro\\n{BEGIN}\\nold\\n{END}\\nrest"
+    >>> current_section(replace_section(text, "new"))
+    'new'
+    >>> replace_section("no markers", "new")
+    Traceback (most recent call last):
+        ...
+    ValueError: README.md has no coverage markers (...)
+    """
     if BEGIN not in text or END not in text:
         raise ValueError(f"README.md has no coverage markers ({BEGIN} ... {END})")
     head, rest = text.split(BEGIN, 1)
     return head + BEGIN + "\n" + section + "\n" + END + rest.split(END, 1)[1]
 
 
-def current_section(text):
+def current_section(text: str) -> str:
+    """The coverage section of ``text``: what lies between :data:`BEGIN` and :data:`END`,
+    without the newlines at its ends.
+
+    Raises
+    ------
+    IndexError
+        ``text`` lacks a marker.
+
+    Examples
+    --------
+    >>> current_section(f"intro\\n{BEGIN}\\nold\\n{END}\\nrest")
+    'old'
+    """
     return text.split(BEGIN, 1)[1].split(END, 1)[0].strip("\n")
 
 
-def update_readme(readme=None):
+def update_readme(readme: str | None = None) -> list[str]:
     """Rewrite the workspace README's coverage section (or ``readme``'s) and the charts;
-    return the receipts used."""
+    return the receipts used.
+
+    Parameters
+    ----------
+    readme : str, optional
+        The markdown file to rewrite; default the workspace's README.
+
+    Returns
+    -------
+    list of str
+        The receipts rendered (:func:`render_section`).
+
+    Raises
+    ------
+    FileNotFoundError
+        No study receipt, or no ``readme``.
+    ValueError
+        ``readme`` has no coverage markers.
+    """
     readme = readme or workspace.find().readme
     section, paths = render_section()
     with open(readme, encoding="utf-8") as stream:

@@ -19,6 +19,8 @@
   resampler and kind.
 """
 
+from __future__ import annotations
+
 import hashlib
 import json
 import math
@@ -27,6 +29,7 @@ import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
+from typing import TYPE_CHECKING
 
 import numba
 from tqdm import tqdm
@@ -40,6 +43,22 @@ from .peers import peer_versions
 from .protocol import parse
 from .truth import ensure_truths, truth_of
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+    from typing import Any
+
+    from .protocol import Profile, Protocol
+
+__all__ = [
+    "StudyError",
+    "TripwireError",
+    "chunks",
+    "results_hash",
+    "results_of",
+    "run_chunk",
+    "run_study",
+]
+
 # Test hook only: seconds each chunk waits before returning, so a test can kill a run
 # midway. It changes when chunks finish, never what they hold.
 TRIPWIRE_SERIES = 20
@@ -48,15 +67,45 @@ MANIFEST = "manifest.json"
 
 
 class StudyError(RuntimeError):
-    """A study that cannot go on: bad run directory, tripwire, non-finite outcome."""
+    """A study that cannot go on: bad run directory, tripwire, non-finite outcome.
+
+    Also raised for bad ``workers``, an unreachable dask scheduler, missing chunks, and a
+    worker whose OpenBLAS kernel is not the pinned one.
+    """
 
 
 class TripwireError(StudyError):
-    """Aggregate signals that say the run is producing garbage."""
+    """Aggregate signals that say the run is producing garbage.
+
+    Raised when a resampler's intervals over the first ``TRIPWIRE_SERIES`` series of a
+    cell are all zero-width or all identical; the chunks so far stay on disk.
+    """
 
 
-def chunks(protocol, profile):
-    """(n, first, last) work units of a profile, in a fixed order."""
+def chunks(protocol: Protocol, profile: Profile) -> list[tuple[int, int, int]]:
+    """(n, first, last) work units of a profile, in a fixed order.
+
+    Parameters
+    ----------
+    protocol : bootmark.studies.protocol.Protocol
+        Gives ``chunk_series``.
+    profile : bootmark.studies.protocol.Profile
+        Gives the n and the series per n.
+
+    Returns
+    -------
+    list of tuple of int
+        ``(n, first, last)``: series [first, last) of the cell n, n by n.
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import workspace
+    >>> from bootmark.studies.protocol import load
+    >>> protocol = load(os.path.join(workspace.find().root, "tests", "protocols", "CI-v1.toml"))
+    >>> chunks(protocol, protocol.profile("tiny"))
+    [(60, 0, 5), (60, 5, 10)]
+    """
     return [
         (n, first, min(first + protocol.chunk_series, profile.series))
         for n in profile.n
@@ -76,11 +125,38 @@ def _empty_columns(protocol, names):
     }
 
 
-def run_chunk(protocol_text, file_name, profile_name, n, first, last):
+def run_chunk(protocol_text: str, file_name: str, profile_name: str, n: int, first: int, last: int) -> dict[str, Any]:
     """Outcomes of series [first, last) of cell n, as columns per resampler (JSON-ready).
 
     Refuses (StudyError) in a process whose numpy runs another OpenBLAS kernel than the
     pinned one (:mod:`bootmark.blas`): the peers' outcomes would differ in the last bit.
+
+    Parameters
+    ----------
+    protocol_text : str
+        The protocol file's text (parsed here, so a worker needs nothing else).
+    file_name : str
+        The protocol file's base name.
+    profile_name : str
+        The profile whose resamplers run.
+    n : int
+        Series length of the cell.
+    first, last : int
+        The series [first, last) to compute.
+
+    Returns
+    -------
+    dict
+        ``n``, ``first``, ``last``, ``protocol_sha256`` and ``columns``: per resampler,
+        lists ``point``, ``standard_error``, ``block_length`` and per kind ``lower`` and
+        ``upper``, one entry per series (data units).
+
+    Raises
+    ------
+    StudyError
+        The OpenBLAS kernel is not the pinned one, or an outcome is not finite.
+    bootmark.studies.protocol.ProtocolError
+        The protocol text does not parse, or has no such profile.
     """
     problem = blas.kernel_problem()
     if problem:
@@ -181,7 +257,7 @@ def _manifest(protocol, profile):
     }
 
 
-def default_run_directory(protocol, profile_name):
+def default_run_directory(protocol: Protocol, profile_name: str) -> str:
     """``<workspace>/runs/<id>-v<version>-<profile>-<protocol SHA-256 prefix>``."""
     name = f"{protocol.id}-v{protocol.version}-{profile_name}-{protocol.sha256[:12]}"
     return os.path.join(workspace.find().runs, name)
@@ -201,7 +277,9 @@ def _chunk_path(run_directory, n, first):
     return os.path.join(run_directory, f"chunk-n{n:06d}-s{first:07d}.json")
 
 
-def open_run_directory(run_directory, protocol, profile, resume):
+def open_run_directory(
+    run_directory: str, protocol: Protocol, profile: Profile, resume: bool
+) -> dict[tuple[int, int], dict[str, Any]]:
     """Create or reopen the run directory; return the chunks already done {(n, first): chunk}."""
     manifest = _manifest(protocol, profile)
     manifest_path = os.path.join(run_directory, MANIFEST)
@@ -233,7 +311,7 @@ def open_run_directory(run_directory, protocol, profile, resume):
     return done
 
 
-def check_tripwires(protocol, profile, n, chunk_list):
+def check_tripwires(protocol: Protocol, profile: Profile, n: int, chunk_list: Iterable[Mapping[str, Any]]) -> None:
     """Raise TripwireError if the first TRIPWIRE_SERIES series of cell n look like garbage."""
     columns = merge_cell(protocol, chunk_list, profile.resamplers)
     for name, column in columns.items():
@@ -251,7 +329,7 @@ def check_tripwires(protocol, profile, n, chunk_list):
                 )
 
 
-def merge_cell(protocol, chunk_list, names):
+def merge_cell(protocol: Protocol, chunk_list: Iterable[Mapping[str, Any]], names: Sequence[str]) -> dict[str, Any]:
     """The columns of one cell from its chunks, in series order, resamplers in ``names``
     order and kinds in protocol order (JSON receipts come back with sorted keys)."""
     ordered = sorted(chunk_list, key=lambda chunk: chunk["first"])
@@ -322,20 +400,61 @@ def _executor(workers, scheduler):
 
 
 def run_study(
-    protocol,
-    profile_name="registered",
+    protocol: Protocol,
+    profile_name: str = "registered",
     *,
-    workers=1,
-    scheduler=None,
-    run_directory=None,
-    resume=False,
-    show_progress=True,
-):
+    workers: int = 1,
+    scheduler: str | None = None,
+    run_directory: str | None = None,
+    resume: bool = False,
+    show_progress: bool = True,
+) -> dict[str, Any]:
     """Run (or finish) a protocol's profile; return the receipt body (not yet sealed).
 
     ``workers`` local processes (1: this process), or ``scheduler`` a dask.distributed
     address. Raises :class:`StudyError` / :class:`TripwireError`; chunks done so far stay
     in ``run_directory`` for ``resume``.
+
+    Parameters
+    ----------
+    protocol : bootmark.studies.protocol.Protocol
+        The coverage study.
+    profile_name : str, default "registered"
+        The profile to run.
+    workers : int, default 1
+        Local worker processes (spawned); 1 runs in this process.
+    scheduler : str, optional
+        A dask.distributed scheduler address (e.g. ``"tcp://host:8786"``); overrides
+        ``workers``.
+    run_directory : str, optional
+        Where chunks and the manifest go; default :func:`default_run_directory`.
+    resume : bool, default False
+        Reuse the chunks of an earlier run in ``run_directory``.
+    show_progress : bool, default True
+        Show the tqdm bar and the truth step's lines.
+
+    Returns
+    -------
+    dict
+        The receipt body: ``study``, ``profile``, ``design``, ``peers``, ``execution``,
+        ``results`` (:func:`results_of`) and ``results_sha256``. Its ``results`` are the
+        same bits for every executor and worker count.
+
+    Raises
+    ------
+    StudyError
+        Bad ``workers``, a run directory that holds another or an unresumable run, an
+        unreachable scheduler, a non-finite outcome, or missing chunks.
+    TripwireError
+        Intervals that are all zero-width or all identical.
+    bootmark.studies.protocol.ProtocolError
+        No such profile.
+    bootmark.studies.truth.TruthMissingError
+        A Monte Carlo truth that could not be read after the truth step.
+
+    See Also
+    --------
+    bootmark.studies.verify.verify : Check a sealed receipt, replaying series.
     """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise StudyError(f"workers must be an int >= 1, got {workers!r}")
@@ -403,8 +522,32 @@ def _trip_if_ready(protocol, profile, done, checked):
             checked.add(n)
 
 
-def results_of(protocol, profile, done):
-    """The deterministic part of a receipt: cells, summaries, verdicts and published figures."""
+def results_of(
+    protocol: Protocol, profile: Profile, done: Mapping[tuple[int, int], Mapping[str, Any]]
+) -> dict[str, Any]:
+    """The deterministic part of a receipt: cells, summaries, verdicts and published figures.
+
+    Parameters
+    ----------
+    protocol : bootmark.studies.protocol.Protocol
+        The coverage study.
+    profile : bootmark.studies.protocol.Profile
+        The profile run.
+    done : mapping
+        (n, first) -> chunk (:func:`run_chunk`), covering every series of the profile.
+
+    Returns
+    -------
+    dict
+        ``cells`` (truth and merged columns per n), ``coverage`` and ``standard_errors``
+        (:func:`bootmark.studies.summary.summarise`), ``criteria`` (verdicts) and
+        ``published`` (comparisons).
+
+    Raises
+    ------
+    bootmark.studies.truth.TruthMissingError
+        A Monte Carlo truth that has not been computed.
+    """
     process = protocol.process()
     cells = []
     for n in profile.n:
@@ -433,11 +576,23 @@ def results_of(protocol, profile, done):
     }
 
 
-def results_hash(results):
+def results_hash(results: Mapping[str, Any]) -> str:
+    """The SHA-256 (hex) of ``results`` in bootmark's canonical JSON (``results_sha256``).
+
+    Examples
+    --------
+    >>> len(results_hash({"cells": []}))
+    64
+    """
     return hashlib.sha256(canonical_json(results)).hexdigest()
 
 
-def assemble(protocol, profile, done, execution):
+def assemble(
+    protocol: Protocol,
+    profile: Profile,
+    done: Mapping[tuple[int, int], Mapping[str, Any]],
+    execution: Mapping[str, Any],
+) -> dict[str, Any]:
     """The receipt body of a finished run."""
     missing = [unit for unit in chunks(protocol, profile) if (unit[0], unit[1]) not in done]
     if missing:

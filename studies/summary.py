@@ -8,19 +8,76 @@ Coverage is hits / trials, a hit being lower <= truth <= upper. Its Monte Carlo 
 sqrt(p (1 - p) / trials) with p the observed coverage; the 95% interval is Wilson's
 score interval. Widths are upper - lower in data units; "SE ratio" is the mean over
 series of (bootstrap SE / true SE).
+
+A *cell* is the per-series outcome of one n, as :func:`bootmark.studies.runner.results_of`
+stores it in a receipt: ``{"n", "truth": {"value", "standard_error", ...}, "resamplers":
+{name: {"point", "standard_error", "block_length", "intervals": {kind: {"lower",
+"upper"}}}}}``, each leaf a list with one entry per series.
+
+Examples
+--------
+>>> low, high = wilson_interval(90, 100)
+>>> round(low, 4), round(high, 4)
+(0.8256, 0.9448)
 """
+
+from __future__ import annotations
 
 import math
 import statistics
 from itertools import pairwise
 from statistics import NormalDist
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+    from typing import Any
+
+    from .protocol import Criterion, PublishedFigure
+
+__all__ = [
+    "compare_published",
+    "coverage_row",
+    "judge",
+    "miss_split",
+    "render_table",
+    "shipped_citation",
+    "summarise",
+    "wilson_interval",
+]
 
 WILSON_Z = NormalDist().inv_cdf(0.975)
 SE_TESTS = ("se_ratio_within", "se_below")
 
 
-def wilson_interval(hits, trials, z=WILSON_Z):
-    """Wilson's score interval for a binomial proportion: (low, high)."""
+def wilson_interval(hits: int, trials: int, z: float = WILSON_Z) -> tuple[float, float]:
+    """Wilson's score interval for a binomial proportion: (low, high).
+
+    Parameters
+    ----------
+    hits : int
+        Successes (intervals that covered the truth), 0 <= hits <= trials.
+    trials : int
+        Trials (series), >= 1.
+    z : float, default WILSON_Z
+        Standard normal quantile; the default, Phi^-1(0.975), gives a 95% interval.
+
+    Returns
+    -------
+    tuple of float
+        (low, high), clipped to [0, 1].
+
+    Raises
+    ------
+    ZeroDivisionError
+        ``trials`` is 0.
+
+    Examples
+    --------
+    >>> low, high = wilson_interval(90, 100)
+    >>> round(low, 4), round(high, 4)
+    (0.8256, 0.9448)
+    """
     p = hits / trials
     denominator = 1.0 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denominator
@@ -28,8 +85,42 @@ def wilson_interval(hits, trials, z=WILSON_Z):
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def coverage_row(n, resampler, kind, lower, upper, truth):
-    """The summary of one (n, resampler, kind) cell from its per-series bounds."""
+def coverage_row(
+    n: int, resampler: str, kind: str, lower: Sequence[float], upper: Sequence[float], truth: float
+) -> dict[str, Any]:
+    """The summary of one (n, resampler, kind) cell from its per-series bounds.
+
+    Parameters
+    ----------
+    n : int
+        Series length of the cell.
+    resampler : str
+        The resampler's name in the protocol.
+    kind : str
+        The interval kind (e.g. ``"percentile"``).
+    lower, upper : sequence of float
+        Per-series interval bounds, in data units; same length, >= 1.
+    truth : float
+        The true value, in data units.
+
+    Returns
+    -------
+    dict
+        ``n``, ``resampler``, ``kind``, ``hits``, ``trials``, ``coverage`` (hits / trials),
+        ``wilson_low`` and ``wilson_high`` (:func:`wilson_interval`), ``mc_se``
+        (sqrt(p (1 - p) / trials)), ``mean_width`` and ``median_width`` (data units).
+
+    Raises
+    ------
+    ValueError
+        ``lower`` and ``upper`` differ in length.
+
+    Examples
+    --------
+    >>> row = coverage_row(200, "engine.IID", "percentile", [-1.0, -0.5, 0.2, -0.3], [1.0, 0.4, 0.9, 0.1], 0.0)
+    >>> row["hits"], row["trials"], row["coverage"], row["mean_width"], row["median_width"]
+    (3, 4, 0.75, 1.0, 0.8)
+    """
     trials = len(lower)
     hits = sum(1 for low, high in zip(lower, upper, strict=True) if low <= truth <= high)
     p = hits / trials
@@ -50,11 +141,29 @@ def coverage_row(n, resampler, kind, lower, upper, truth):
     }
 
 
-def miss_split(cells):
+def miss_split(cells: Iterable[Mapping[str, Any]]) -> dict[tuple[int, str, str], tuple[float, float]]:
     """{(n, resampler, kind): (share of intervals wholly below the truth, share wholly
     above)}: which side the misses fall on. Even shares mean a spread error (too narrow
     on both sides); lopsided ones a centring error (bias or skew). Read from the
-    per-series bounds, so any receipt gives it without its summary changing."""
+    per-series bounds, so any receipt gives it without its summary changing.
+
+    Parameters
+    ----------
+    cells : iterable of dict
+        The cells of a study receipt (see the module docstring).
+
+    Returns
+    -------
+    dict
+        (n, resampler, kind) -> (share below, share above), each in [0, 1].
+
+    Examples
+    --------
+    >>> bounds = {"lower": [-1.0, -0.5, 0.2, -0.3], "upper": [1.0, 0.4, 0.9, 0.1]}
+    >>> cell = {"n": 200, "truth": {"value": 0.0}, "resamplers": {"engine.IID": {"intervals": {"percentile": bounds}}}}
+    >>> miss_split([cell])
+    {(200, 'engine.IID', 'percentile'): (0.0, 0.25)}
+    """
     split = {}
     for cell in cells:
         truth = cell["truth"]["value"]
@@ -67,8 +176,36 @@ def miss_split(cells):
     return split
 
 
-def summarise(cells):
-    """Coverage rows and per-resampler SE rows for every cell (see ``runner`` for the layout)."""
+def summarise(cells: Iterable[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Coverage rows and per-resampler SE rows for every cell (see ``runner`` for the layout).
+
+    Parameters
+    ----------
+    cells : iterable of dict
+        The cells of a study receipt (see the module docstring).
+
+    Returns
+    -------
+    coverage : list of dict
+        One :func:`coverage_row` per (n, resampler, kind).
+    standard_errors : list of dict
+        One row per (n, resampler): ``n``, ``resampler``, ``mean_se_ratio`` (mean of
+        bootstrap SE / true SE) and ``mean_block_length``.
+
+    See Also
+    --------
+    bootmark.studies.runner.results_of : Builds the cells and calls this.
+
+    Examples
+    --------
+    >>> bounds = {"lower": [-1.0, -0.5, 0.2, -0.3], "upper": [1.0, 0.4, 0.9, 0.1]}
+    >>> columns = {"standard_error": [0.4, 0.5, 0.6, 0.5], "block_length": [1.0] * 4}
+    >>> columns["intervals"] = {"percentile": bounds}
+    >>> cell = {"n": 200, "truth": {"value": 0.0, "standard_error": 0.5}, "resamplers": {"engine.IID": columns}}
+    >>> coverage, errors = summarise([cell])
+    >>> coverage[0]["coverage"], errors
+    (0.75, [{'n': 200, 'resampler': 'engine.IID', 'mean_se_ratio': 1.0, 'mean_block_length': 1.0}])
+    """
     coverage, errors = [], []
     for cell in cells:
         truth = cell["truth"]
@@ -152,10 +289,45 @@ def _verdict(criterion, passed, details, judged=True):
     }
 
 
-def judge(criterion, coverage, cells=()):
+def judge(
+    criterion: Criterion, coverage: Sequence[Mapping[str, Any]], cells: Iterable[Mapping[str, Any]] = ()
+) -> dict[str, Any]:
     """The verdict of one criterion: {"id", "statement", "passed", "detail", "rationale", "judged"}.
 
     Coverage criteria read the coverage rows; SE criteria read the per-series SEs of ``cells``.
+
+    Parameters
+    ----------
+    criterion : bootmark.studies.protocol.Criterion
+        The registered rule (its tests are listed in :mod:`bootmark.studies.protocol`).
+    coverage : sequence of dict
+        Coverage rows (:func:`coverage_row`, :func:`summarise`).
+    cells : iterable of dict, default ()
+        The cells of the run (needed by ``se_ratio_within`` and ``se_below`` only).
+
+    Returns
+    -------
+    dict
+        ``id``, ``statement``, ``passed`` (bool), ``detail`` (the figures behind it),
+        ``rationale`` and ``judged``: False, and ``passed`` False, when the criterion's
+        resampler, kind or n was not run in this profile.
+
+    See Also
+    --------
+    compare_published : Our figure beside a published one.
+
+    Examples
+    --------
+    >>> from bootmark.studies.protocol import Criterion
+    >>> row = coverage_row(200, "engine.IID", "percentile", [-1.0, -0.5, 0.2, -0.3], [1.0, 0.4, 0.9, 0.1], 0.0)
+    >>> rule = Criterion("iid-near", "within", "engine.IID", "percentile", "why", target=0.9, k=3.0)
+    >>> verdict = judge(rule, [row])
+    >>> verdict["passed"], verdict["detail"]
+    (True, 'n=200: 0.7500 vs 0.900, -0.69 mc_se')
+    >>> judge(Criterion("floor", "at_least", "engine.IID", "percentile", "why", target=0.8), [row])["passed"]
+    False
+    >>> judge(Criterion("other", "at_least", "engine.IID", "basic", "why", target=0.8), [row])["judged"]
+    False
     """
     if criterion.test in SE_TESTS:
         ran = [
@@ -225,13 +397,40 @@ def judge(criterion, coverage, cells=()):
     return _verdict(criterion, passed, details)
 
 
-def compare_published(figure, coverage, cells=()):
+def compare_published(
+    figure: PublishedFigure, coverage: Sequence[Mapping[str, Any]], cells: Iterable[Mapping[str, Any]] = ()
+) -> dict[str, Any]:
     """Our figure beside a published one, with a z-score.
 
     Coverage: the z-score's SE combines our Monte Carlo SE with the published figure's
     when its series count is known (sqrt(v (1 - v) / series)); otherwise ours alone.
     Mean SE ratio (``measure="se_ratio"``): our MC SE combined with our spread over the
     published series count.
+
+    Parameters
+    ----------
+    figure : bootmark.studies.protocol.PublishedFigure
+        The published figure.
+    coverage : sequence of dict
+        Coverage rows (:func:`coverage_row`, :func:`summarise`).
+    cells : iterable of dict, default ()
+        The cells of the run (needed for ``measure="se_ratio"`` only).
+
+    Returns
+    -------
+    dict
+        ``resampler``, ``kind``, ``n``, ``published``, ``source``, ``published_series``
+        (and ``measure`` for an SE ratio), ``ours`` and ``z``; ``ours`` and ``z`` are None
+        when that resampler, kind or n was not run.
+
+    Examples
+    --------
+    >>> from bootmark.studies.protocol import PublishedFigure
+    >>> row = coverage_row(200, "engine.IID", "percentile", [-1.0, -0.5, 0.2, -0.3], [1.0, 0.4, 0.9, 0.1], 0.0)
+    >>> figure = PublishedFigure("engine.IID", "percentile", 200, 0.8, "a paper", series=1000)
+    >>> entry = compare_published(figure, [row])
+    >>> entry["ours"], round(entry["z"], 3)
+    (0.75, -0.231)
     """
     entry = {
         "resampler": figure.resampler,
@@ -261,8 +460,32 @@ def compare_published(figure, coverage, cells=()):
     }
 
 
-def render_table(results, nominal):
-    """A plain-text coverage table with criterion verdicts and published figures."""
+def render_table(results: Mapping[str, Any], nominal: float) -> str:
+    """A plain-text coverage table with criterion verdicts and published figures.
+
+    Parameters
+    ----------
+    results : dict
+        A receipt's ``results``: ``coverage`` and ``standard_errors`` rows
+        (:func:`summarise`), ``criteria`` verdicts (:func:`judge`) and ``published``
+        entries (:func:`compare_published`).
+    nominal : float
+        The nominal coverage, 1 - alpha.
+
+    Returns
+    -------
+    str
+        The table, lines joined by newlines, no trailing newline.
+
+    Examples
+    --------
+    >>> row = coverage_row(200, "engine.IID", "percentile", [-1.0, -0.5, 0.2, -0.3], [1.0, 0.4, 0.9, 0.1], 0.0)
+    >>> errors = [{"n": 200, "resampler": "engine.IID", "mean_se_ratio": 1.0, "mean_block_length": 1.0}]
+    >>> print(render_table({"coverage": [row], "standard_errors": errors, "criteria": [], "published": []}, 0.9))
+        n  resampler                     kind         coverage       Wilson 95%   mc_se mean width SE ratio
+      200  engine.IID                    percentile      0.750    0.301-0.954     0.217     1.0000    1.000
+    (nominal coverage 0.90; SE ratio = mean bootstrap SE / true SE)
+    """
     width = max([30] + [len(row["resampler"]) + 2 for row in results["coverage"]])
     lines = [
         f"{'n':>5}  {'resampler':<{width}}{'kind':<12}{'coverage':>9}  {'Wilson 95%':>15}{'mc_se':>8}"
@@ -293,9 +516,28 @@ def render_table(results, nominal):
     return "\n".join(lines)
 
 
-def shipped_citation(source):
+def shipped_citation(source: str) -> str:
     """A published figure's source as printed: the registered protocols cite the design
     notes ("DESIGN.md section 6"), which do not ship; the printed text also names the page
-    that does. The receipt keeps the protocol's own words."""
+    that does. The receipt keeps the protocol's own words.
+
+    Parameters
+    ----------
+    source : str
+        A published figure's ``source``, as the protocol words it.
+
+    Returns
+    -------
+    str
+        ``source`` with each "DESIGN.md section 6" followed by
+        "[docs/published-figures.md]".
+
+    Examples
+    --------
+    >>> shipped_citation("DESIGN.md section 6, table 2")
+    'DESIGN.md section 6 [docs/published-figures.md], table 2'
+    >>> shipped_citation("Politis and White (2004)")
+    'Politis and White (2004)'
+    """
     cited = "DESIGN.md section 6"
     return source.replace(cited, f"{cited} [docs/published-figures.md]")

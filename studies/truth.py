@@ -11,17 +11,41 @@ computed and cached only by the explicit step :func:`ensure_truths` (run by
 ``bootmark study run`` and ``verify`` before they need it, and on its own by
 ``bootmark study truth STUDY``); :func:`truth_of` then reads the newest matching receipt,
 so a study and its ``verify`` use the same truth.
+
+Examples
+--------
+>>> from bootmark.studies.dgp import AR1, HeteroskedasticAR1
+>>> is_monte_carlo(AR1(0.5)), is_monte_carlo(HeteroskedasticAR1())
+(False, True)
+>>> truth_of(AR1(0.5), 200, "mean").value
+0.0
 """
+
+from __future__ import annotations
 
 import math
 import os
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from bootmark import provenance, receipts, workspace
 
 from .dgp import Truth, ols_ar1_slope
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Any
+
+__all__ = [
+    "TruthMissingError",
+    "ensure_truths",
+    "heteroskedastic_slope_truth",
+    "is_monte_carlo",
+    "simulate_slope_truth",
+    "truth_of",
+]
 
 TRUTH_DRAWS = 200_000  # as the published S2 truth (docs/published-figures.md)
 TRUTH_SEED = 20260701
@@ -33,8 +57,40 @@ def _matches(process, n, draws, seed):
     return lambda receipt: {key: receipt["body"][key] for key in wanted} == wanted
 
 
-def simulate_slope_truth(process, n, draws=TRUTH_DRAWS, seed=TRUTH_SEED):
-    """(mean, sd) of the OLS AR(1) slope over ``draws`` paths of length n."""
+def simulate_slope_truth(process: Any, n: int, draws: int = TRUTH_DRAWS, seed: int = TRUTH_SEED) -> tuple[float, float]:
+    """(mean, sd) of the OLS AR(1) slope over ``draws`` paths of length n.
+
+    The paths come from ``process.sample_many`` in chunks of ``CHUNK_DRAWS``, all from
+    one ``numpy.random.default_rng(seed)``; writes nothing.
+
+    Parameters
+    ----------
+    process : HeteroskedasticAR1
+        A process with ``sample_many(n, draws, generator)``.
+    n : int
+        Series length (observations).
+    draws : int, default TRUTH_DRAWS (200,000)
+        Number of simulated paths.
+    seed : int, default TRUTH_SEED
+        Seed of the numpy generator.
+
+    Returns
+    -------
+    tuple of float
+        (mean, standard deviation with ddof=1) of the slope over the draws
+        (dimensionless).
+
+    See Also
+    --------
+    ensure_truths : Runs this and caches the result as a truth receipt.
+
+    Examples
+    --------
+    >>> from bootmark.studies.dgp import HeteroskedasticAR1
+    >>> mean, sd = simulate_slope_truth(HeteroskedasticAR1(), 50, draws=200, seed=1)
+    >>> round(mean, 4), round(sd, 4)
+    (0.4465, 0.1646)
+    """
     generator = np.random.default_rng(seed)
     done, slopes = 0, []
     while done < draws:
@@ -46,20 +102,97 @@ def simulate_slope_truth(process, n, draws=TRUTH_DRAWS, seed=TRUTH_SEED):
 
 
 class TruthMissingError(Exception):
-    """A Monte Carlo truth was asked for before the step that computes it was run."""
+    """A Monte Carlo truth was asked for before the step that computes it was run.
+
+    Raised by :func:`truth_of` when no truth receipt matches the process, n, draws and
+    seed; the message says to run ``bootmark study truth <STUDY>`` (or ``bootmark study
+    run``, which computes it first).
+    """
 
 
-def is_monte_carlo(process):
-    """Whether ``process``'s truth is a Monte Carlo estimate (a truth receipt)."""
+def is_monte_carlo(process: Any) -> bool:
+    """Whether ``process``'s truth is a Monte Carlo estimate (a truth receipt).
+
+    Parameters
+    ----------
+    process : object
+        A process of :mod:`bootmark.studies.dgp`; one whose class sets
+        ``monte_carlo_truth = True`` has no closed form.
+
+    Returns
+    -------
+    bool
+        True for a Monte Carlo truth, False for a closed form.
+
+    Examples
+    --------
+    >>> from bootmark.studies.dgp import AR1, HeteroskedasticAR1
+    >>> is_monte_carlo(AR1(0.5))
+    False
+    >>> is_monte_carlo(HeteroskedasticAR1())
+    True
+    """
     return bool(getattr(process, "monte_carlo_truth", False))
 
 
-def truth_of(process, n, statistic, directory=None, draws=TRUTH_DRAWS, seed=TRUTH_SEED):
+def truth_of(
+    process: Any,
+    n: int,
+    statistic: str,
+    directory: str | os.PathLike | None = None,
+    draws: int = TRUTH_DRAWS,
+    seed: int = TRUTH_SEED,
+) -> Truth:
     """The :class:`~bootmark.studies.dgp.Truth` of ``statistic`` at series length ``n``.
 
     A closed form comes from the process; a Monte Carlo truth from its cached receipt in
     ``directory`` (default: the workspace's ``receipts/studies/truth``). Reads only:
-    raises :class:`TruthMissingError` if that receipt was never computed."""
+    raises :class:`TruthMissingError` if that receipt was never computed.
+
+    Parameters
+    ----------
+    process : object
+        A process of :mod:`bootmark.studies.dgp`.
+    n : int
+        Series length (observations).
+    statistic : {"mean", "ar1_slope"}
+        The study's statistic.
+    directory : str or os.PathLike, optional
+        Folder of truth receipts; default the workspace's ``receipts/studies/truth``.
+    draws : int, default TRUTH_DRAWS (200,000)
+        Draws of the receipt to read (Monte Carlo truths only).
+    seed : int, default TRUTH_SEED
+        Seed of the receipt to read (Monte Carlo truths only).
+
+    Returns
+    -------
+    Truth
+        The true value and standard error (data units); for a Monte Carlo truth the value
+        is ``phi`` and ``monte_carlo_error`` is the receipt's.
+
+    Raises
+    ------
+    TruthMissingError
+        A Monte Carlo truth whose receipt has not been computed.
+    bootmark.reference.errors.InvalidParameterError
+        A statistic the process has no truth for.
+
+    See Also
+    --------
+    ensure_truths : The explicit step that computes the Monte Carlo truths.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from bootmark.studies.dgp import AR1, HeteroskedasticAR1
+    >>> round(truth_of(AR1(0.5), 200, "mean").standard_error, 6)
+    0.141421
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     truth_of(HeteroskedasticAR1(), 50, "ar1_slope", folder, draws=200)
+    Traceback (most recent call last):
+        ...
+    bootmark.studies.truth.TruthMissingError: the Monte Carlo truth of HeteroskedasticAR1 at n = 50 has not been...
+    """
     if not is_monte_carlo(process):
         return process.truth(n, statistic)
     _check_monte_carlo_statistic(process, statistic)
@@ -79,12 +212,66 @@ def _check_monte_carlo_statistic(process, statistic):
         process.truth(0, statistic)  # the process's own typed error for a statistic it has no truth for
 
 
-def ensure_truths(process, ns, statistic, directory=None, draws=TRUTH_DRAWS, seed=TRUTH_SEED, report=print):
+def ensure_truths(
+    process: Any,
+    ns: Iterable[int],
+    statistic: str,
+    directory: str | os.PathLike | None = None,
+    draws: int = TRUTH_DRAWS,
+    seed: int = TRUTH_SEED,
+    report: Callable[[str], object] = print,
+) -> tuple[str, ...]:
     """The explicit step that computes and caches the Monte Carlo truths a study needs.
 
     For each n in ``ns`` with no matching truth receipt, simulates ``draws`` paths and
     writes one (``report`` is told which, and how long it takes); returns the receipt
-    paths, one per n. A process with a closed form needs none: returns ()."""
+    paths, one per n. A process with a closed form needs none: returns ().
+
+    Parameters
+    ----------
+    process : object
+        A process of :mod:`bootmark.studies.dgp`.
+    ns : iterable of int
+        The series lengths the study needs.
+    statistic : {"mean", "ar1_slope"}
+        The study's statistic.
+    directory : str or os.PathLike, optional
+        Folder of truth receipts; default the workspace's ``receipts/studies/truth``.
+    draws : int, default TRUTH_DRAWS (200,000)
+        Simulated paths per truth.
+    seed : int, default TRUTH_SEED
+        Seed of the numpy generator.
+    report : callable, default print
+        Called with one line of text before and after each truth it computes.
+
+    Returns
+    -------
+    tuple of str
+        The truth receipt paths, one per n (empty for a closed form).
+
+    Raises
+    ------
+    bootmark.reference.errors.InvalidParameterError
+        A statistic the process has no truth for.
+
+    See Also
+    --------
+    truth_of : Reads a truth this step cached.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from bootmark.studies.dgp import AR1, HeteroskedasticAR1
+    >>> ensure_truths(AR1(0.5), (60, 120), "mean")
+    ()
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     paths = ensure_truths(HeteroskedasticAR1(), (50,), "ar1_slope", folder, draws=200)
+    ...     again = ensure_truths(HeteroskedasticAR1(), (50,), "ar1_slope", folder, draws=200)
+    computing the Monte Carlo truth of HeteroskedasticAR1 at n = 50 (200 draws)
+      truth receipt: ...json
+    >>> again == paths
+    True
+    """
     if not is_monte_carlo(process):
         return ()
     _check_monte_carlo_statistic(process, statistic)
@@ -100,9 +287,43 @@ def ensure_truths(process, ns, statistic, directory=None, draws=TRUTH_DRAWS, see
     return tuple(paths)
 
 
-def heteroskedastic_slope_truth(process, n, draws=TRUTH_DRAWS, seed=TRUTH_SEED, directory=None):
+def heteroskedastic_slope_truth(
+    process: Any,
+    n: int,
+    draws: int = TRUTH_DRAWS,
+    seed: int = TRUTH_SEED,
+    directory: str | os.PathLike | None = None,
+) -> Truth:
     """The Truth of the OLS slope: computed first if its receipt is missing (the explicit
-    step, :func:`ensure_truths`), then read (:func:`truth_of`)."""
+    step, :func:`ensure_truths`), then read (:func:`truth_of`).
+
+    Parameters
+    ----------
+    process : HeteroskedasticAR1
+        A process with a Monte Carlo truth.
+    n : int
+        Series length (observations).
+    draws : int, default TRUTH_DRAWS (200,000)
+        Simulated paths.
+    seed : int, default TRUTH_SEED
+        Seed of the numpy generator.
+    directory : str or os.PathLike, optional
+        Folder of truth receipts; default the workspace's ``receipts/studies/truth``.
+
+    Returns
+    -------
+    Truth
+        Value ``phi``; standard error the Monte Carlo standard deviation of the slope.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from bootmark.studies.dgp import HeteroskedasticAR1
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     truth = heteroskedastic_slope_truth(HeteroskedasticAR1(), 50, draws=200, directory=folder)
+    >>> truth.value, round(truth.standard_error, 4), truth.source
+    (0.5, 0.1584, 'Monte Carlo: 200 draws, receipt truth-...json')
+    """
     ensure_truths(process, (n,), "ar1_slope", directory, draws, seed, report=lambda line: None)
     return truth_of(process, n, "ar1_slope", directory, draws, seed)
 

@@ -11,9 +11,12 @@ A truth receipt (``receipts/studies/truth/``) is recomputed whole instead (steps
    bit for bit with the stored outcomes.
 """
 
+from __future__ import annotations
+
 import os
 import random
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from bootmark import provenance
 from bootmark.receipts import load_receipt
@@ -26,12 +29,45 @@ from .truth import ensure_truths, simulate_slope_truth
 
 DEFAULT_SAMPLE = 20
 # What decides a replay's bits. Receipts from before the kernel was recorded ran Haswell.
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+__all__ = ["VerifyReport", "verify"]
+
 REPLAY_VERSIONS = ("numpy", "numba", "arch", "tsbootstrap", "stream_version", "openblas_coretype")
 
 
 @dataclass
 class VerifyReport:
-    """What was checked and what failed; ``passed`` is True when nothing failed."""
+    """What was checked and what failed; ``passed`` is True when nothing failed.
+
+    Attributes
+    ----------
+    path : str
+        The receipt checked.
+    checks : list of str
+        What was checked and held.
+    failures : list of str
+        What was checked and failed.
+    notes : list of str
+        What the reader should know (versions that differ, the replay's sample seed).
+
+    Examples
+    --------
+    >>> report = VerifyReport("receipt.json")
+    >>> report.check(True, "schema and content hash", "bad hash")
+    >>> report.notes.append("a note")
+    >>> report.passed
+    True
+    >>> print(report.render())
+    verify receipt.json
+      ok    schema and content hash
+      note  a note
+    PASSED
+    >>> report.check(False, "results_sha256", "results_sha256 does not match the results")
+    >>> report.passed, report.render().splitlines()[-1]
+    (False, 'FAILED (1 problems)')
+    """
 
     path: str
     checks: list = field(default_factory=list)
@@ -39,13 +75,16 @@ class VerifyReport:
     notes: list = field(default_factory=list)
 
     @property
-    def passed(self):
+    def passed(self) -> bool:
+        """True when no check failed."""
         return not self.failures
 
-    def check(self, ok, what, failure):
+    def check(self, ok: bool, what: str, failure: str) -> None:
+        """Record ``what`` as a check if ``ok``, else ``failure`` as a failure."""
         (self.checks if ok else self.failures).append(what if ok else failure)
 
-    def render(self):
+    def render(self) -> str:
+        """The report as text: one line per check, note and failure, then PASSED or FAILED."""
         lines = [f"verify {self.path}"]
         lines += [f"  ok    {line}" for line in self.checks]
         lines += [f"  note  {line}" for line in self.notes]
@@ -67,11 +106,53 @@ def _series_values(columns, index):
     }
 
 
-def verify(path, sample=DEFAULT_SAMPLE, replay_all=False, sample_seed=None, protocol_directory=None, progress=None):
+def verify(
+    path: str,
+    sample: int = DEFAULT_SAMPLE,
+    replay_all: bool = False,
+    sample_seed: int | None = None,
+    protocol_directory: str | None = None,
+    progress: Callable[[], object] | None = None,
+) -> VerifyReport:
     """Return a :class:`VerifyReport` for the receipt at ``path``.
 
     ``sample`` series are replayed, chosen with ``random.Random(sample_seed)`` (a fresh
     seed when None, reported in the notes), or every series with ``replay_all``.
+
+    Parameters
+    ----------
+    path : str
+        A study, process-study or truth receipt.
+    sample : int, default DEFAULT_SAMPLE (20)
+        Series to replay (coverage studies).
+    replay_all : bool, default False
+        Replay every series instead of a sample.
+    sample_seed : int, optional
+        Seed of the sample's choice; default a fresh one, reported in the notes.
+    protocol_directory : str, optional
+        Where the registered protocols are looked up (as
+        :func:`bootmark.studies.protocol.protocol_paths`).
+    progress : callable, optional
+        Called with no argument after each series replayed (or, for a process study,
+        its truthiness turns the progress bar on).
+
+    Returns
+    -------
+    VerifyReport
+        What was checked, what failed and notes; a failed check is reported, not raised.
+
+    Raises
+    ------
+    bootmark.receipts.ReceiptError
+        The receipt does not load (schema or content hash).
+    bootmark.studies.protocol.ProtocolError
+        The embedded protocol does not parse.
+    bootmark.studies.runner.StudyError
+        A replay refused (e.g. an OpenBLAS kernel that is not the pinned one).
+
+    See Also
+    --------
+    bootmark.studies.runner.run_study : Makes the receipts this checks.
     """
     report = VerifyReport(path)
     receipt = load_receipt(path)
