@@ -578,14 +578,7 @@ def parse(text: str, file_name: str) -> Protocol | MultiplierProtocol:
         return multipliers.parse(table, text, file_name, _field, _positive, ProtocolError)
     dgp = _field(table, "dgp", dict, where)
     design = _field(table, "design", dict, where)
-    ns = design.get("n")
-    ns = tuple(ns) if isinstance(ns, list) else (ns,)
-    if (
-        not ns
-        or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 10 for n in ns)
-        or list(ns) != sorted(set(ns))
-    ):
-        raise ProtocolError(f"{where}: design.n must be an int >= 10 or an increasing list of them, got {ns}")
+    ns = _design_n(design, where)
     statistic = _field(design, "statistic", str, f"{where} [design]")
     if statistic not in STATISTICS:
         raise ProtocolError(f"{where}: design.statistic {statistic!r} is not one of {STATISTICS}")
@@ -597,21 +590,7 @@ def parse(text: str, file_name: str) -> Protocol | MultiplierProtocol:
     if len(by_name) != len(resamplers):
         raise ProtocolError(f"{where}: resampler names must be unique")
     series = _positive(_field(design, "series", int, f"{where} [design]"), "series", where)
-    profiles = {REGISTERED_PROFILE: Profile(REGISTERED_PROFILE, series, tuple(by_name), ns)}
-    for name, item in table.get("profiles", {}).items():
-        chosen = tuple(item.get("resamplers", list(by_name)))
-        unknown = [r for r in chosen if r not in by_name]
-        if unknown:
-            raise ProtocolError(f"{where} [profiles.{name}]: unknown resamplers {unknown}")
-        profile_ns = tuple(item.get("n", list(ns)))
-        if not set(profile_ns) <= set(ns):
-            raise ProtocolError(f"{where} [profiles.{name}]: n {profile_ns} not all in the study's n {ns}")
-        profiles[name] = Profile(
-            name,
-            _positive(_field(item, "series", int, f"{where} [profiles.{name}]"), "series", where),
-            chosen,
-            profile_ns,
-        )
+    profiles = _profiles(table, where, series, tuple(by_name), ns)
     protocol = Protocol(
         id=study_id,
         version=version,
@@ -637,6 +616,49 @@ def parse(text: str, file_name: str) -> Protocol | MultiplierProtocol:
         text=text,
         sha256=hashlib.sha256(text.encode()).hexdigest(),
     )
+    _check_combinations(protocol, where)
+    return protocol
+
+
+def _design_n(design, where):
+    """design.n as an increasing tuple of ints >= 10 (one int is a tuple of one)."""
+    ns = design.get("n")
+    ns = tuple(ns) if isinstance(ns, list) else (ns,)
+    if (
+        not ns
+        or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 10 for n in ns)
+        or list(ns) != sorted(set(ns))
+    ):
+        raise ProtocolError(f"{where}: design.n must be an int >= 10 or an increasing list of them, got {ns}")
+    return ns
+
+
+def _profiles(table, where, series, names, ns):
+    """{name: Profile}: the registered one (every resampler and n) and the declared ones."""
+    profiles = {REGISTERED_PROFILE: Profile(REGISTERED_PROFILE, series, names, ns)}
+    for name, item in table.get("profiles", {}).items():
+        chosen = tuple(item.get("resamplers", list(names)))
+        unknown = [r for r in chosen if r not in names]
+        if unknown:
+            raise ProtocolError(f"{where} [profiles.{name}]: unknown resamplers {unknown}")
+        profile_ns = tuple(item.get("n", list(ns)))
+        if not set(profile_ns) <= set(ns):
+            raise ProtocolError(f"{where} [profiles.{name}]: n {profile_ns} not all in the study's n {ns}")
+        profiles[name] = Profile(
+            name,
+            _positive(_field(item, "series", int, f"{where} [profiles.{name}]"), "series", where),
+            chosen,
+            profile_ns,
+        )
+    return profiles
+
+
+def _check_combinations(protocol, where):
+    """Refuse what each part allows alone but not together: peers or studentized
+    intervals with a statistic other than the mean, a fixed design of order > 1 for the
+    AR(1) slope, a trend criterion on a one-n profile, a statistic the process has no
+    truth for."""
+    resamplers, statistic, profiles = protocol.resamplers, protocol.statistic, protocol.profiles
     peers = [spec.name for spec in resamplers if spec.peer is not None]
     if peers and statistic != "mean":
         raise ProtocolError(
@@ -673,7 +695,6 @@ def parse(text: str, file_name: str) -> Protocol | MultiplierProtocol:
             f"{where}: process {protocol.dgp_name!r} has no truth for statistic {statistic!r}; "
             f"it has one for {', '.join(process.statistics)}"
         )
-    return protocol
 
 
 def load(path: str) -> Protocol | MultiplierProtocol:

@@ -167,27 +167,8 @@ def verify(
         "protocol text matches its recorded SHA-256",
         "the embedded protocol text does not hash to protocol_sha256",
     )
-    registered = {os.path.basename(path): path for path in protocols.protocol_paths(protocol_directory).values()}
-    registered = registered.get(study["file"], "")
-    if registered:
-        report.check(
-            protocols.load(registered).sha256 == protocol.sha256,
-            f"registered protocol {study['file']} is unchanged",
-            f"registered protocol {study['file']} was edited after this receipt was made; "
-            "register a new version instead",
-        )
-    else:
-        report.notes.append(f"{study['file']} is not in the registered protocols (a test or ad-hoc protocol)")
-    recorded, installed = receipt["provenance"]["versions"], provenance.versions()
-    changed = [
-        f"{key} {recorded.get(key)} -> {installed.get(key)}"
-        for key in REPLAY_VERSIONS
-        if recorded.get(key) != installed.get(key)
-    ]
-    if changed:
-        report.notes.append(
-            "installed versions differ from the receipt's (a replay may then differ): " + ", ".join(changed)
-        )
+    _check_registered(report, protocol, study["file"], protocol_directory)
+    _note_version_changes(report, receipt["provenance"]["versions"])
     if receipt["kind"] == "process":
         return _verify_process(report, protocol, body, progress)
     profile = protocol.profile(body["profile"]["name"])
@@ -208,14 +189,7 @@ def verify(
         "results_sha256",
         "results_sha256 does not match the results",
     )
-    pairs = [(n, i) for n in profile.n for i in range(profile.series)]
-    if not replay_all:
-        if sample_seed is None:
-            sample_seed = random.SystemRandom().randrange(2**32)
-        pairs = sorted(random.Random(sample_seed).sample(pairs, min(sample, len(pairs))))
-        report.notes.append(
-            f"replayed {len(pairs)} of {profile.series * len(profile.n)} series (--sample-seed {sample_seed})"
-        )
+    pairs = _replayed_series(report, profile, sample, replay_all, sample_seed)
     mismatched = []
     for n, i in pairs:
         chunk = run_chunk(protocol.text, protocol.file_name, profile.name, n, i, i + 1)
@@ -231,6 +205,49 @@ def verify(
         else "",
     )
     return report
+
+
+def _check_registered(report, protocol, file_name, protocol_directory):
+    """Check that the registered protocol of that file name, if any, is the receipt's."""
+    registered = {os.path.basename(path): path for path in protocols.protocol_paths(protocol_directory).values()}
+    registered = registered.get(file_name, "")
+    if registered:
+        report.check(
+            protocols.load(registered).sha256 == protocol.sha256,
+            f"registered protocol {file_name} is unchanged",
+            f"registered protocol {file_name} was edited after this receipt was made; register a new version instead",
+        )
+    else:
+        report.notes.append(f"{file_name} is not in the registered protocols (a test or ad-hoc protocol)")
+
+
+def _note_version_changes(report, recorded):
+    """Note the versions that decide a replay's bits and differ from the installed ones."""
+    installed = provenance.versions()
+    changed = [
+        f"{key} {recorded.get(key)} -> {installed.get(key)}"
+        for key in REPLAY_VERSIONS
+        if recorded.get(key) != installed.get(key)
+    ]
+    if changed:
+        report.notes.append(
+            "installed versions differ from the receipt's (a replay may then differ): " + ", ".join(changed)
+        )
+
+
+def _replayed_series(report, profile, sample, replay_all, sample_seed):
+    """The (n, series) pairs to replay: all, or a sample drawn from ``sample_seed`` (fresh
+    when None, and noted so the same sample can be replayed)."""
+    pairs = [(n, i) for n in profile.n for i in range(profile.series)]
+    if replay_all:
+        return pairs
+    if sample_seed is None:
+        sample_seed = random.SystemRandom().randrange(2**32)
+    pairs = sorted(random.Random(sample_seed).sample(pairs, min(sample, len(pairs))))
+    report.notes.append(
+        f"replayed {len(pairs)} of {profile.series * len(profile.n)} series (--sample-seed {sample_seed})"
+    )
+    return pairs
 
 
 def _verify_process(report, protocol, body, progress):
