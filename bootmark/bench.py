@@ -46,8 +46,11 @@ recorded. Tripwires stop the run, before anything is written, on a path timed at
 a non-finite statistic, or engine reduce disagreeing with materialize-then-reduce.
 """
 
+from __future__ import annotations
+
 import os
 import sys
+from collections.abc import Callable, Iterable, Mapping
 
 import numba
 import numpy as np
@@ -58,6 +61,36 @@ from bootmark.simulate import ar1
 
 from . import provenance, receipts, timing
 from .records import CellSpec
+
+__all__ = [
+    "ANCHOR_PATH",
+    "BLOCK_LENGTH",
+    "INTERVAL_COST_BAR",
+    "INTERVAL_PHI",
+    "INTERVAL_REPLICATES",
+    "METHODS",
+    "MODEL_METHODS",
+    "SCALE_CELLS",
+    "CellSpec",
+    "TripwireError",
+    "arch_path",
+    "cell_paths",
+    "cell_series",
+    "check_statistics",
+    "engine_method",
+    "engine_reduce_path",
+    "grid",
+    "materialize_timed",
+    "measure_cell",
+    "parse_filters",
+    "peer_status",
+    "render_interval_costs",
+    "render_scaling",
+    "render_table",
+    "render_targets",
+    "run_grid",
+    "select",
+]
 
 METHODS = ("iid", "moving", "circular", "stationary")
 SIZES = (200, 2000, 10000)
@@ -85,11 +118,41 @@ MATERIALIZE_PATH = "engine_materialize"
 
 
 class TripwireError(RuntimeError):
-    """An implausible aggregate signal: the run stops and no receipt is written."""
+    """An implausible aggregate signal: the run stops and no receipt is written.
+
+    A ``RuntimeError``, raised by :func:`check_statistics` (a non-finite statistic, or
+    engine reduce disagreeing with materialize-then-reduce) and :func:`measure_cell` (a
+    path timed at zero).
+    """
 
 
-def grid(profile):
-    """The :class:`CellSpec` cells of a profile: "full", "quick" or "intervals"."""
+def grid(profile: str) -> list[CellSpec]:
+    """The :class:`CellSpec` cells of a profile: "full", "quick" or "intervals".
+
+    Parameters
+    ----------
+    profile : str
+        ``"full"``, ``"quick"`` or ``"intervals"`` (module docstring).
+
+    Returns
+    -------
+    list of CellSpec
+        The cells, sentinel cells last (the intervals profile has none).
+
+    Raises
+    ------
+    ValueError
+        ``profile`` is not one of the three.
+
+    Examples
+    --------
+    >>> from bootmark.bench import grid
+    >>> cells = grid("quick")
+    >>> len(cells), cells[0]
+    (9, CellSpec(method='iid', n=2000, n_bootstraps=999, sentinel=False))
+    >>> cells[-1]
+    CellSpec(method='stationary', n=2000, n_bootstraps=10000, sentinel=True)
+    """
     if profile == "full":
         cells = [(m, n, b) for m in METHODS for n in SIZES for b in REPLICATES]
         cells += list(SCALE_CELLS)
@@ -105,8 +168,35 @@ def grid(profile):
     ]
 
 
-def select(cells, filters):
-    """Cells matching every ``key=value`` filter (keys: method, n, B, sentinel)."""
+def select(cells: Iterable[CellSpec | tuple], filters: Mapping[str, str]) -> list:
+    """Cells matching every ``key=value`` filter (keys: method, n, B, sentinel).
+
+    Parameters
+    ----------
+    cells : iterable of CellSpec or tuple
+        The cells to filter.
+    filters : mapping of str to str
+        Wanted values as strings (:func:`parse_filters`); ``sentinel`` is ``"true"`` or
+        ``"false"``.
+
+    Returns
+    -------
+    list
+        The matching cells, in order, as given.
+
+    Raises
+    ------
+    ValueError
+        A filter key is not method, n, B or sentinel.
+
+    Examples
+    --------
+    >>> from bootmark.bench import grid, parse_filters, select
+    >>> for cell in select(grid("quick"), parse_filters("method=iid,sentinel=false")):
+    ...     print(cell)
+    CellSpec(method='iid', n=2000, n_bootstraps=999, sentinel=False)
+    CellSpec(method='iid', n=100000, n_bootstraps=1000, sentinel=False)
+    """
 
     def keep(cell):
         cell = CellSpec(*cell)
@@ -124,8 +214,34 @@ def select(cells, filters):
     return [cell for cell in cells if keep(cell)]
 
 
-def parse_filters(text):
-    """ "n=200,method=iid" -> {"n": "200", "method": "iid"}."""
+def parse_filters(text: str) -> dict[str, str]:
+    """ "n=200,method=iid" -> {"n": "200", "method": "iid"}.
+
+    Parameters
+    ----------
+    text : str
+        Comma-separated ``key=value`` pairs (``bootmark bench --cells``).
+
+    Returns
+    -------
+    dict of str to str
+        The filters for :func:`select`.
+
+    Raises
+    ------
+    ValueError
+        A part is not ``key=value``.
+
+    Examples
+    --------
+    >>> from bootmark.bench import parse_filters
+    >>> parse_filters("n=200, method=iid")
+    {'n': '200', 'method': 'iid'}
+    >>> parse_filters("n")
+    Traceback (most recent call last):
+        ...
+    ValueError: cell filter 'n' is not key=value, e.g. method=iid,n=2000
+    """
     filters = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         key, separator, value = part.partition("=")
@@ -135,7 +251,31 @@ def parse_filters(text):
     return filters
 
 
-def engine_method(name):
+def engine_method(name: str) -> object:
+    """The engine's resampler spec for a cell's method name.
+
+    Parameters
+    ----------
+    name : str
+        A method of :data:`METHODS`, :data:`MODEL_METHODS` or ``INTERVAL_METHODS``.
+
+    Returns
+    -------
+    object
+        An engine spec: ``IID()``, a block spec with :data:`BLOCK_LENGTH`,
+        ``ResidualBootstrap(AR(1), Wild("rademacher"))`` or ``MovingBlock("auto")``.
+
+    Raises
+    ------
+    KeyError
+        ``name`` is no bench method.
+
+    Examples
+    --------
+    >>> from bootmark.bench import engine_method
+    >>> engine_method("moving")
+    MovingBlock(block_length=10)
+    """
     if name == "residual_wild":
         return engine.ResidualBootstrap(engine.AR(1), engine.Wild("rademacher"))
     if name in INTERVAL_METHODS:
@@ -165,8 +305,28 @@ def _model_series(n):
     return ar1(n, MODEL_PHI, seed=n)
 
 
-def arch_path(name, x, n_bootstraps):
-    """Zero-argument callable: arch 8.0.0's resampler for ``name`` applying np.mean B times."""
+def arch_path(name: str, x: np.ndarray, n_bootstraps: int) -> Callable[[], np.ndarray]:
+    """Zero-argument callable: arch 8.0.0's resampler for ``name`` applying np.mean B times.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`METHODS`.
+    x : numpy.ndarray
+        The series.
+    n_bootstraps : int
+        The replicates B.
+
+    Returns
+    -------
+    callable
+        Returns the B replicate means (seed 1); imports arch when made.
+
+    Raises
+    ------
+    ImportError
+        arch is not installed.
+    """
     # peer: arch loads scipy and pandas; imported only when an arch path is timed
     from arch.bootstrap import CircularBlockBootstrap, IIDBootstrap, MovingBlockBootstrap, StationaryBootstrap
 
@@ -234,8 +394,25 @@ def _floor_paths(name, x, n_bootstraps, materialized):
     return paths
 
 
-def materialize_timed(n, n_bootstraps):
-    """Whether a cell times materialize: B x n float64 within the default memory budget."""
+def materialize_timed(n: int, n_bootstraps: int) -> bool:
+    """Whether a cell times materialize: B x n float64 within the default memory budget.
+
+    Parameters
+    ----------
+    n, n_bootstraps : int
+        The series length and the replicates B.
+
+    Returns
+    -------
+    bool
+        ``8 n B <= engine.DEFAULT_MEMORY_BUDGET`` (bytes).
+
+    Examples
+    --------
+    >>> from bootmark.bench import materialize_timed
+    >>> materialize_timed(2000, 999), materialize_timed(1_000_000, 1000)
+    (True, False)
+    """
     # late on purpose: older source trees, timed by `bootmark versus` workers through this
     # module, have no DEFAULT_MEMORY_BUDGET
     from bootmark.engine import DEFAULT_MEMORY_BUDGET
@@ -243,8 +420,15 @@ def materialize_timed(n, n_bootstraps):
     return n * n_bootstraps * 8 <= DEFAULT_MEMORY_BUDGET
 
 
-def peer_status():
-    """{path: reason} for peers that cannot be timed here."""
+def peer_status() -> dict[str, str]:
+    """{path: reason} for peers that cannot be timed here.
+
+    Returns
+    -------
+    dict of str to str
+        ``"arch"`` and ``"tsbootstrap"`` when not installed, each with the pip command
+        that installs the timed version; empty when both are.
+    """
     skipped = {}
     for path, module, version in (("arch", "arch", "8.0.0"), ("tsbootstrap", "tsbootstrap", "0.7.3")):
         found = provenance.package_version(module)
@@ -253,19 +437,56 @@ def peer_status():
     return skipped
 
 
-def cell_series(name, n):
+def cell_series(name: str, n: int) -> np.ndarray:
     """The series a cell resamples: an AR(1) path for model methods, else numpy's
-    default_rng(n) standard normals."""
+    default_rng(n) standard normals.
+
+    Parameters
+    ----------
+    name : str
+        The cell's method.
+    n : int
+        The series length (also the seed).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``n`` float64 values, the same on every run.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bootmark.bench import cell_series
+    >>> x = cell_series("iid", 2000)
+    >>> x.shape, bool(np.array_equal(x, np.random.default_rng(2000).standard_normal(2000)))
+    ((2000,), True)
+    """
     if name in INTERVAL_METHODS:
         return ar1(n, INTERVAL_PHI, seed=n)
     return _model_series(n) if name in MODEL_METHODS else np.random.default_rng(n).standard_normal(n)
 
 
-def engine_reduce_path(name, x, n_bootstraps):
+def engine_reduce_path(name: str, x: np.ndarray, n_bootstraps: int) -> Callable[[], np.ndarray]:
     """Zero-argument callable, the anchor path: the engine's fused reduce of ``x`` (the
     AR(1) slope column of ``ar_coef`` for model methods, else the mean), seed 1.
 
-    ``bootmark.head_to_head`` times this same callable against another revision's engine."""
+    ``bootmark.head_to_head`` times this same callable against another revision's engine.
+
+    Parameters
+    ----------
+    name : str
+        The cell's method (:func:`engine_method`).
+    x : numpy.ndarray
+        The series (:func:`cell_series`).
+    n_bootstraps : int
+        The replicates B.
+
+    Returns
+    -------
+    callable
+        Returns the B statistics (for interval methods: the percentile interval's
+        bounds).
+    """
 
     method = engine_method(name)
     if name in INTERVAL_METHODS:
@@ -286,8 +507,23 @@ def interval_path(x, method, kind, n_bootstraps):
     )
 
 
-def cell_paths(name, n, n_bootstraps, sentinel, skipped):
-    """The zero-argument callables timed in one cell, anchor path first."""
+def cell_paths(
+    name: str, n: int, n_bootstraps: int, sentinel: bool, skipped: Mapping[str, str]
+) -> dict[str, Callable[[], object]]:
+    """The zero-argument callables timed in one cell, anchor path first.
+
+    Parameters
+    ----------
+    name, n, n_bootstraps, sentinel
+        The cell (:class:`CellSpec`).
+    skipped : mapping of str to str
+        Peers not to time (:func:`peer_status`).
+
+    Returns
+    -------
+    dict of str to callable
+        Path name -> callable (module docstring for which paths a cell times).
+    """
     method = engine_method(name)
     x = cell_series(name, n)
     paths = {ANCHOR_PATH: engine_reduce_path(name, x, n_bootstraps)}
@@ -313,9 +549,23 @@ def cell_paths(name, n, n_bootstraps, sentinel, skipped):
     return paths
 
 
-def check_statistics(paths, label):
+def check_statistics(paths: Mapping[str, Callable[[], object]], label: str) -> None:
     """Tripwires on one run of each statistic path: finite results, and engine reduce
-    equal to materialize-then-reduce within the engine's stated accuracy."""
+    equal to materialize-then-reduce within the engine's stated accuracy.
+
+    Parameters
+    ----------
+    paths : mapping of str to callable
+        A cell's paths (:func:`cell_paths`); each runs once.
+    label : str
+        The cell, as error messages name it.
+
+    Raises
+    ------
+    TripwireError
+        A statistic is not finite, or engine reduce and materialize differ by more than
+        1e-9 (or in shape).
+    """
     outputs = {name: run() for name, run in paths.items()}  # every path runs: this is its first warm-up
     results = {name: np.asarray(out, dtype=float) for name, out in outputs.items() if name not in FLOOR_PATHS}
     for name, values in results.items():
@@ -333,8 +583,41 @@ def check_statistics(paths, label):
             )
 
 
-def measure_cell(name, n, n_bootstraps, sentinel, warmups, samples, skipped, progress=None):
-    """One cell's receipt entry (times, summaries, ratios with intervals)."""
+def measure_cell(
+    name: str,
+    n: int,
+    n_bootstraps: int,
+    sentinel: bool,
+    warmups: int,
+    samples: int,
+    skipped: Mapping[str, str],
+    progress: Callable[[], object] | None = None,
+) -> dict:
+    """One cell's receipt entry (times, summaries, ratios with intervals).
+
+    Parameters
+    ----------
+    name, n, n_bootstraps, sentinel
+        The cell (:class:`CellSpec`); a sentinel runs on one Numba thread.
+    warmups : int
+        Untimed runs per path, the tripwire run included.
+    samples : int
+        Timed interleaved rounds.
+    skipped : mapping of str to str
+        Peers not to time.
+    progress : callable, optional
+        Called after each round.
+
+    Returns
+    -------
+    dict
+        The cell as a bench receipt holds it (:class:`bootmark.records.BenchCell`).
+
+    Raises
+    ------
+    TripwireError
+        A tripwire fired (:func:`check_statistics`, or a path timed at zero).
+    """
     label = f"{name} n={n} B={n_bootstraps}{' sentinel' if sentinel else ''}"
     paths = cell_paths(name, n, n_bootstraps, sentinel, skipped)
     threads_before = numba.get_num_threads()
@@ -374,8 +657,46 @@ def measure_cell(name, n, n_bootstraps, sentinel, warmups, samples, skipped, pro
     return cell
 
 
-def run_grid(cells, warmups=3, samples=15, profile="custom", show_progress=True):
-    """Measure ``cells`` and return the sealed receipt (not yet written)."""
+def run_grid(
+    cells: Iterable[CellSpec | tuple],
+    warmups: int = 3,
+    samples: int = 15,
+    profile: str = "custom",
+    show_progress: bool = True,
+) -> dict:
+    """Measure ``cells`` and return the sealed receipt (not yet written).
+
+    Parameters
+    ----------
+    cells : sequence of CellSpec or tuple
+        The cells (:func:`grid`, :func:`select`).
+    warmups : int, optional
+        Untimed runs per path (default 3).
+    samples : int, optional
+        Timed interleaved rounds per cell (default 15).
+    profile : str, optional
+        The profile name the receipt records.
+    show_progress : bool, optional
+        Show a progress bar on stderr.
+
+    Returns
+    -------
+    dict
+        A sealed bench receipt (:func:`bootmark.receipts.seal`).
+
+    Raises
+    ------
+    ValueError
+        ``cells`` is empty.
+    TripwireError
+        A tripwire fired; nothing is returned.
+    bootmark.receipts.ReceiptError
+        The receipt fails its schema.
+
+    See Also
+    --------
+    bootmark.receipts.write_receipt : write the receipt.
+    """
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # idle OpenMP workers would steal the 2 cores
     if not cells:
         raise ValueError("no cell matches the filter; see `bootmark bench --help` for the grid")
@@ -408,10 +729,30 @@ def _verdict(ratio):
     return "win" if ratio["ci_low"] > 1 else "LOSS" if ratio["ci_high"] < 1 else "tie"
 
 
-def render_interval_costs(receipt):
+def render_interval_costs(receipt: dict) -> str:
     """Markdown table of an "intervals" receipt: per n, each interval kind's median time
     against the percentile interval's, from the same interleaved rounds, and whether the
-    studentized interval keeps within INTERVAL_COST_BAR (judged on the ratio's upper end)."""
+    studentized interval keeps within INTERVAL_COST_BAR (judged on the ratio's upper end).
+
+    Parameters
+    ----------
+    receipt : dict
+        A bench receipt of the intervals profile; other cells are left out.
+
+    Returns
+    -------
+    str
+        The table, times in milliseconds.
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import bench, receipts, workspace
+    >>> folder = os.path.join(workspace.find().root, "receipts", "bench")
+    >>> receipt = receipts.load_receipt(os.path.join(folder, "bench-amd-epyc-20261203T221558Z-dd88ddf67d.json"))
+    >>> print(bench.render_interval_costs(receipt).splitlines()[2])
+    | 100 | 999 | 0.87 | 1.28 | 1.66 (1.47-1.76) | yes | 17.4 | 19 |
+    """
     lines = [
         "| n | B | percentile ms | studentized ms | studentized / percentile (95% CI) | within "
         f"{INTERVAL_COST_BAR:g}x | calibrated ms | calibrated / percentile |",
@@ -436,10 +777,30 @@ def render_interval_costs(receipt):
     return "\n".join(lines)
 
 
-def render_table(receipt):
+def render_table(receipt: dict) -> str:
     """Markdown table of a bench receipt: one row per (cell, compared path) with medians
     and the ratio's interval. Against a peer the verdict is win / LOSS / tie (interval
-    above, below or across 1)."""
+    above, below or across 1).
+
+    Parameters
+    ----------
+    receipt : dict
+        A bench receipt.
+
+    Returns
+    -------
+    str
+        The table, times in milliseconds; floors are left out (:func:`render_scaling`).
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import bench, receipts, workspace
+    >>> folder = os.path.join(workspace.find().root, "receipts", "bench")
+    >>> receipt = receipts.load_receipt(os.path.join(folder, "bench-amd-epyc-20261203T181926Z-f0d3e52745.json"))
+    >>> print(bench.render_table(receipt).splitlines()[2])
+    | iid | 2000 | 999 | 2 | engine_reduce | 3.44 | arch | 30.36 | 8.88 (7.67-9.48) | win |
+    """
     lines = [
         "| method | n | B | threads | engine path | engine ms | vs | vs ms | ratio (95% CI) | verdict |",
         "|---|---:|---:|---:|---|---:|---|---:|---|---|",
@@ -479,12 +840,32 @@ def _against(cell, peer, target, reach):
     return f"{ours:.1f} (floor {floor:.1f}): {'met' if ours >= target else 'MISSED'}"
 
 
-def render_targets(receipt):
+def render_targets(receipt: dict) -> str | None:
     """Markdown: every reduce cell against the speed targets, read from its medians: the
     engine over its gather floor (target <= FLOOR_TARGET), arch over the engine (target
     ARCH_TARGET where arch over the floor is at least ARCH_FLOOR_REACH) and tsbootstrap
     over the engine (target PEER_TARGETS[method] where the floor reaches it). None when
-    no cell timed a floor."""
+    no cell timed a floor.
+
+    Parameters
+    ----------
+    receipt : dict
+        A bench receipt.
+
+    Returns
+    -------
+    str or None
+        The table, or None.
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import bench, receipts, workspace
+    >>> folder = os.path.join(workspace.find().root, "receipts", "bench")
+    >>> receipt = receipts.load_receipt(os.path.join(folder, "bench-amd-epyc-20261203T181926Z-f0d3e52745.json"))
+    >>> print(bench.render_targets(receipt).splitlines()[2])
+    | iid | 2000 | 999 | 1.45: met | 8.9 (floor 12.9): out of the floor's reach | 2.2 (floor 3.2): MISSED |
+    """
     cells = [
         cell
         for cell in receipt["body"]["cells"]
@@ -520,11 +901,31 @@ def _exponent(points):
     return float(np.polyfit(logs[:, 0], logs[:, 1], 1)[0])
 
 
-def render_scaling(receipt):
+def render_scaling(receipt: dict) -> str | None:
     """Markdown: ns per resampled element (median time / (n B)) per method, path and n,
     from one replicate count per n (the smallest timed), with the fitted exponent of time
     against n (per replicate) and against B (at the n with two replicate counts), and
-    each engine path's ratio to its floor. None when the receipt has fewer than two n."""
+    each engine path's ratio to its floor. None when the receipt has fewer than two n.
+
+    Parameters
+    ----------
+    receipt : dict
+        A bench receipt.
+
+    Returns
+    -------
+    str or None
+        The tables (and notes on exponents away from 1), or None.
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import bench, receipts, workspace
+    >>> folder = os.path.join(workspace.find().root, "receipts", "bench")
+    >>> receipt = receipts.load_receipt(os.path.join(folder, "bench-amd-epyc-20261203T181926Z-f0d3e52745.json"))
+    >>> print(bench.render_scaling(receipt).splitlines()[2])
+    | iid | engine_reduce | 1.72 | 1.69 | 0.99 | – |
+    """
     cells = [cell for cell in receipt["body"]["cells"] if not cell["sentinel"] and cell["method"] in METHODS]
     chosen = {}
     for cell in sorted(cells, key=lambda c: c["n_bootstraps"]):

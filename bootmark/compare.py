@@ -25,19 +25,41 @@ judged at all; otherwise 0. Nothing is judged across different arch, numpy or st
 versions or block lengths, and a cell is not judged across different thread counts.
 """
 
+from __future__ import annotations
+
 import statistics
 from dataclasses import dataclass
 
 from . import records
 
-PASS, REGRESSION, INCOMPARABLE = 0, 1, 2
-BOX_DRIFT = 0.10
+__all__ = [
+    "BOX_DRIFT",
+    "INCOMPARABLE",
+    "PASS",
+    "REGRESSION",
+    "ComparisonError",
+    "ComparisonRow",
+    "ComparisonVerdict",
+    "box_drift",
+    "compare",
+    "compare_paths",
+    "render_markdown",
+    "setup_differences",
+]
+
+PASS, REGRESSION, INCOMPARABLE = 0, 1, 2  # exit codes of `bootmark compare` (and gate, versus)
+BOX_DRIFT = 0.10  # the largest arch drift (a fraction) at which boxes are comparable
 CONTROL_PATH = "arch"
 ENGINE_PATH = "engine_reduce"
 
 
 class ComparisonError(ValueError):
-    """The two receipts cannot be compared (different kinds, nothing in common)."""
+    """The two receipts cannot be compared (different kinds, nothing in common).
+
+    A ``ValueError``, raised by :func:`compare` (and so by :func:`compare_paths`) for a
+    receipt that is not a bench receipt, receipts with no cell in common, or a tolerance
+    not above 1.
+    """
 
 
 @dataclass(frozen=True)
@@ -47,7 +69,27 @@ class ComparisonRow:
     ``old_ms`` and ``new_ms`` are the engine path's median milliseconds; ``old_cost``,
     ``new_cost`` and ``new_cost_ci`` (engine/arch time per round, NEW's 95% interval)
     are None when the control was not timed in both receipts. ``reasons`` say why the
-    cell regressed or was not judged."""
+    cell regressed or was not judged.
+
+    Attributes
+    ----------
+    method, n, n_bootstraps, sentinel
+        The cell (:class:`bootmark.records.CellSpec`).
+    threads : int
+        Numba threads of the cell in NEW.
+    tolerance : float
+        The allowed slow-down factor applied to the cell.
+    regressed, judged : bool
+        The verdict, and whether any rule could judge the cell.
+    reasons : tuple of str
+        Why it regressed or was not judged.
+    old_ms, new_ms : float
+        The engine path's median, in milliseconds.
+    old_cost, new_cost : float or None
+        engine/arch time per round, OLD's and NEW's point values.
+    new_cost_ci : tuple of float or None
+        NEW's 95% interval of that cost.
+    """
 
     method: str
     n: int
@@ -64,8 +106,14 @@ class ComparisonRow:
     new_cost: float | None = None
     new_cost_ci: tuple[float, float] | None = None
 
-    def to_json(self):
-        """The row as ``bootmark compare --json`` writes it (cost keys only when known)."""
+    def to_json(self) -> dict:
+        """The row as ``bootmark compare --json`` writes it (cost keys only when known).
+
+        Returns
+        -------
+        dict
+            The fields, ``reasons`` and ``new_cost_ci`` as lists.
+        """
         row = {
             "method": self.method,
             "n": self.n,
@@ -88,7 +136,45 @@ class ComparisonVerdict:
     """What :func:`compare` found: the exit code (PASS, REGRESSION, INCOMPARABLE) and its
     word, the box drift (None when arch was not timed in both) against its limit, the
     tolerances, how many cells were judged, the setup differences that stopped judging,
-    both commits, the cells only one receipt has, and one row per matched cell."""
+    both commits, the cells only one receipt has, and one row per matched cell.
+
+    Attributes
+    ----------
+    exit_code : int
+        :data:`PASS`, :data:`REGRESSION` or :data:`INCOMPARABLE`.
+    verdict : str
+        ``"pass"``, ``"regression"`` or ``"incomparable"``.
+    box_drift : float or None
+        The median arch drift (a fraction), None when arch was not timed in both.
+    box_drift_limit : float
+        :data:`BOX_DRIFT`.
+    comparable_boxes : bool
+        Whether absolute times were compared (rule 3).
+    tolerance, threaded_tolerance : float
+        The allowed slow-down factors for one-thread and multi-thread cells.
+    judged_cells : int
+        How many matched cells were judged.
+    setup_differences : tuple of str
+        Why the engine/arch costs could not be compared, if so.
+    old_sha, new_sha : str or None
+        Each receipt's commit.
+    unmatched_cells : tuple of tuple
+        (method, n, B, sentinel) of the cells only one receipt has.
+    cells : tuple of ComparisonRow
+        One row per matched cell.
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import compare, workspace
+    >>> folder = os.path.join(workspace.find().root, "receipts", "bench")
+    >>> quick = os.path.join(folder, "bench-amd-epyc-20261203T181926Z-f0d3e52745.json")
+    >>> verdict = compare.compare_paths(quick, quick)
+    >>> verdict.verdict, verdict.exit_code, verdict.box_drift, verdict.judged_cells
+    ('pass', 0, 0.0, 9)
+    >>> verdict.to_json()["cells"][0]["reasons"]
+    []
+    """
 
     exit_code: int
     verdict: str
@@ -104,8 +190,14 @@ class ComparisonVerdict:
     unmatched_cells: tuple[tuple, ...]
     cells: tuple[ComparisonRow, ...]
 
-    def to_json(self):
-        """The verdict as ``bootmark compare --json`` writes it."""
+    def to_json(self) -> dict:
+        """The verdict as ``bootmark compare --json`` writes it.
+
+        Returns
+        -------
+        dict
+            The fields, tuples as lists and rows by :meth:`ComparisonRow.to_json`.
+        """
         return {
             "exit_code": self.exit_code,
             "verdict": self.verdict,
@@ -136,8 +228,35 @@ def _cells(receipt):
     return {(c.method, c.n, c.n_bootstraps, c.sentinel): c for c in receipt.body.cells}
 
 
-def box_drift(old, new):
-    """Median |NEW arch / OLD arch - 1| over matched cells that timed arch, or None."""
+def box_drift(old: dict | records.Receipt, new: dict | records.Receipt) -> float | None:
+    """Median |NEW arch / OLD arch - 1| over matched cells that timed arch, or None.
+
+    Parameters
+    ----------
+    old, new : dict or bootmark.records.Receipt
+        Bench receipts.
+
+    Returns
+    -------
+    float or None
+        The drift as a fraction (0.1 is 10%), None when no matched cell timed arch in both.
+
+    Raises
+    ------
+    ComparisonError
+        A receipt dict is not a bench receipt.
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import compare, workspace
+    >>> folder = os.path.join(workspace.find().root, "receipts", "bench")
+    >>> quick = os.path.join(folder, "bench-amd-epyc-20261203T181926Z-f0d3e52745.json")
+    >>> from bootmark import records
+    >>> receipt = records.load(quick)
+    >>> compare.box_drift(receipt, receipt)
+    0.0
+    """
     old_cells, new_cells = _cells(_typed(old)), _cells(_typed(new))
     drifts = [
         abs(new_cells[k].paths[CONTROL_PATH].median_s / old_cells[k].paths[CONTROL_PATH].median_s - 1.0)
@@ -150,9 +269,25 @@ def box_drift(old, new):
 SETUP_VERSIONS = ("arch", "numpy", "stream_version")
 
 
-def setup_differences(old, new):
+def setup_differences(old: dict | records.Receipt, new: dict | records.Receipt) -> list[str]:
     """Reasons the two receipts' engine/arch costs cannot be compared: a different
-    control (arch), numpy or stream version, or a different block length."""
+    control (arch), numpy or stream version, or a different block length.
+
+    Parameters
+    ----------
+    old, new : dict or bootmark.records.Receipt
+        Bench receipts.
+
+    Returns
+    -------
+    list of str
+        One reason per difference; empty when the setups agree.
+
+    Raises
+    ------
+    ComparisonError
+        A receipt dict is not a bench receipt.
+    """
     old, new = _typed(old), _typed(new)
     reasons = []
     for name in SETUP_VERSIONS:
@@ -195,13 +330,59 @@ def _judge_cell(key, before, after, allowed, setup_changes, comparable):
     )
 
 
-def compare(old, new, tolerance=1.25, threaded_tolerance=None):
+def compare(
+    old: dict | records.Receipt,
+    new: dict | records.Receipt,
+    tolerance: float = 1.25,
+    threaded_tolerance: float | None = None,
+) -> ComparisonVerdict:
     """The :class:`ComparisonVerdict` of bench receipt ``new`` against ``old`` (receipt
     dicts or :class:`~bootmark.records.Receipt` records).
 
     ``threaded_tolerance`` (default: ``tolerance``) applies to cells timed on more than
     one thread, whose ratio to the one-thread ``arch`` control also moves when the host
-    takes a core away."""
+    takes a core away.
+
+    Parameters
+    ----------
+    old, new : dict or bootmark.records.Receipt
+        The baseline and the bench receipt judged against it.
+    tolerance : float, optional
+        The allowed slow-down factor (> 1) of one-thread cells (default 1.25).
+    threaded_tolerance : float, optional
+        The allowed slow-down factor (> 1) of multi-thread cells (default ``tolerance``).
+
+    Returns
+    -------
+    ComparisonVerdict
+        The verdict, by the rules of the module docstring.
+
+    Raises
+    ------
+    ComparisonError
+        A receipt is not a bench receipt, a tolerance is not above 1, or the receipts
+        have no cell in common.
+
+    See Also
+    --------
+    compare_paths : the same on receipt files.
+    render_markdown : the verdict as a table.
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import compare, workspace
+    >>> folder = os.path.join(workspace.find().root, "receipts", "bench")
+    >>> quick = os.path.join(folder, "bench-amd-epyc-20261203T181926Z-f0d3e52745.json")
+    >>> from bootmark import records
+    >>> receipt = records.load(quick)
+    >>> compare.compare(receipt, receipt).verdict
+    'pass'
+    >>> compare.compare(receipt, receipt, tolerance=0.9)
+    Traceback (most recent call last):
+        ...
+    bootmark.compare.ComparisonError: tolerances must be above 1 (allowed slow-down factors), got 0.9 and 0.9
+    """
     threaded_tolerance = tolerance if threaded_tolerance is None else threaded_tolerance
     old, new = _typed(old), _typed(new)
     if not (tolerance > 1 and threaded_tolerance > 1):
@@ -247,13 +428,65 @@ def compare(old, new, tolerance=1.25, threaded_tolerance=None):
     )
 
 
-def compare_paths(old_path, new_path, tolerance=1.25, threaded_tolerance=None):
-    """:func:`compare` on two receipt files (each loaded with its schema and hash checked)."""
+def compare_paths(
+    old_path: str, new_path: str, tolerance: float = 1.25, threaded_tolerance: float | None = None
+) -> ComparisonVerdict:
+    """:func:`compare` on two receipt files (each loaded with its schema and hash checked).
+
+    Parameters
+    ----------
+    old_path, new_path : str
+        The baseline's and the judged receipt's files.
+    tolerance, threaded_tolerance : float, optional
+        As for :func:`compare`.
+
+    Returns
+    -------
+    ComparisonVerdict
+        The verdict.
+
+    Raises
+    ------
+    bootmark.receipts.ReceiptError
+        A file cannot be loaded or fails its schema or hash.
+    ComparisonError
+        As for :func:`compare`.
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import compare, workspace
+    >>> folder = os.path.join(workspace.find().root, "receipts", "bench")
+    >>> quick = os.path.join(folder, "bench-amd-epyc-20261203T181926Z-f0d3e52745.json")
+    >>> compare.compare_paths(quick, quick).exit_code == compare.PASS
+    True
+    """
     return compare(records.load(old_path), records.load(new_path), tolerance, threaded_tolerance)
 
 
-def render_markdown(verdict):
-    """The :class:`ComparisonVerdict` as a markdown table with a one-line summary."""
+def render_markdown(verdict: ComparisonVerdict) -> str:
+    """The :class:`ComparisonVerdict` as a markdown table with a one-line summary.
+
+    Parameters
+    ----------
+    verdict : ComparisonVerdict
+        What :func:`compare` found.
+
+    Returns
+    -------
+    str
+        The summary line, a blank line, and one table row per matched cell (times in
+        milliseconds).
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import compare, workspace
+    >>> folder = os.path.join(workspace.find().root, "receipts", "bench")
+    >>> quick = os.path.join(folder, "bench-amd-epyc-20261203T181926Z-f0d3e52745.json")
+    >>> print(compare.render_markdown(compare.compare_paths(quick, quick)).splitlines()[0])
+    **PASS** (exit 0); arch drift 0.0% (limit 10%), tolerance x1.25 (x1.25 for multi-thread cells); 9 of 9 cells judged
+    """
     drift = "n/a" if verdict.box_drift is None else f"{verdict.box_drift:.1%}"
     lines = [
         f"**{verdict.verdict.upper()}** (exit {verdict.exit_code}); arch drift {drift} "

@@ -22,22 +22,63 @@ git, a shallow clone, a receipt from a dirty tree) the flagged cells are re-meas
 against the receipt instead, as the printed reason says.
 """
 
+from __future__ import annotations
+
 import sys
+from typing import TextIO
 
 from . import bench, compare, head_to_head, receipts, records, workspace
+
+__all__ = ["THREADED_TOLERANCE", "baseline_path", "run_gate"]
 
 THREADED_TOLERANCE = 2.0  # one core of two lost to the host can double a two-thread time
 
 
-def baseline_path(directory=None):
+def baseline_path(directory: str | None = None) -> str | None:
     """Newest committed receipt of the quick profile in ``directory`` (default: the
-    workspace's bench receipts), or None."""
+    workspace's bench receipts), or None.
+
+    Parameters
+    ----------
+    directory : str, optional
+        The folder of bench receipts (default: the workspace's,
+        :func:`bootmark.workspace.directory_for`).
+
+    Returns
+    -------
+    str or None
+        The newest quick-profile receipt's path, None when there is none.
+
+    Raises
+    ------
+    bootmark.receipts.ReceiptError
+        A bench receipt in the folder cannot be loaded.
+    bootmark.workspace.WorkspaceError
+        No folder was given and the workspace cannot be found.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from bootmark import gate, workspace
+    >>> folder = os.path.join(workspace.find().root, "receipts", "bench")
+    >>> os.path.basename(gate.baseline_path(folder)).startswith("bench-")
+    True
+    >>> with tempfile.TemporaryDirectory() as scratch:
+    ...     print(gate.baseline_path(scratch))
+    None
+    """
     return receipts.newest_receipt(
         workspace.directory_for("bench", directory), "bench", lambda receipt: receipt["body"]["profile"] == "quick"
     )
 
 
-def run_gate(tolerance=1.25, directory=None, show_progress=True, out=sys.stdout, tree=None):
+def run_gate(
+    tolerance: float = 1.25,
+    directory: str | None = None,
+    show_progress: bool = True,
+    out: TextIO = sys.stdout,
+    tree: str | None = None,
+) -> int:
     """Measure, compare, print; return the exit code. ``directory`` holds the baseline
     receipts (default: the workspace's bench receipts).
 
@@ -46,7 +87,44 @@ def run_gate(tolerance=1.25, directory=None, show_progress=True, out=sys.stdout,
     process imported, so import the tree's first, with
     ``bootmark.head_to_head.import_engine(tree)`` before importing this module; it is
     also the current side of the head-to-head confirmation. A patch under review can be
-    gated this way, and the gate's negative control gates a deliberately slowed copy."""
+    gated this way, and the gate's negative control gates a deliberately slowed copy.
+
+    Parameters
+    ----------
+    tolerance : float, optional
+        The allowed slow-down factor (> 1) of the one-thread cells (default 1.25); the
+        multi-thread cells get ``max(tolerance, THREADED_TOLERANCE)``.
+    directory : str, optional
+        The folder of baseline receipts (default: the workspace's bench receipts).
+    show_progress : bool, optional
+        Show progress bars on stderr.
+    out : file, optional
+        Where the tables and verdict are printed (default: stdout).
+    tree : str, optional
+        A source tree whose engine is gated (default: this checkout's).
+
+    Returns
+    -------
+    int
+        ``compare.PASS`` (0), ``compare.REGRESSION`` (1, confirmed) or
+        ``compare.INCOMPARABLE`` (2: no baseline, or no cell judged).
+
+    Raises
+    ------
+    bootmark.compare.ComparisonError
+        ``tolerance`` is not above 1 (checked before any timing).
+    bootmark.head_to_head.HeadToHeadError
+        ``tree`` is given but this process's engine did not come from it.
+    bootmark.receipts.ReceiptError
+        The baseline receipt cannot be loaded.
+    bootmark.bench.TripwireError
+        The screen's run tripped a bench tripwire.
+
+    See Also
+    --------
+    bootmark.compare.compare : the screen.
+    bootmark.head_to_head.compare_revisions : the confirmation.
+    """
     if tree is not None:
         head_to_head.require_engine_from(tree)
     directory = workspace.directory_for("bench", directory)

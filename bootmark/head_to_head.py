@@ -29,6 +29,8 @@ Exit codes as ``bootmark compare``: 0 pass, 1 regression, 2 the revision cannot 
 here (no git, a shallow clone without it, a method it does not have).
 """
 
+from __future__ import annotations
+
 import dataclasses
 import importlib
 import io
@@ -40,7 +42,9 @@ import sys
 import tarfile
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+from types import ModuleType
 
 import numba
 import numpy as np
@@ -60,7 +64,12 @@ BASELINE, CURRENT = "baseline", "current"
 
 
 class HeadToHeadError(RuntimeError):
-    """The revision cannot be timed here; the message names the cause and the fix."""
+    """The revision cannot be timed here; the message names the cause and the fix.
+
+    A ``RuntimeError``: no git checkout, no git, an unknown revision or a shallow clone,
+    an engine imported from the wrong tree, a worker that stopped, or settings out of
+    range.
+    """
 
 
 def _checkout(root):
@@ -75,10 +84,31 @@ def _checkout(root):
     return root
 
 
-def export_revision(revision, destination, root=None):
+def export_revision(revision: str, destination: str, root: str | None = None) -> str:
     """Unpack ``engine/`` and ``reference/`` of git ``revision`` of bootmark's checkout
     (``root``, default: the one bootmark runs from) into ``destination``; return the
-    revision's full SHA."""
+    revision's full SHA.
+
+    Parameters
+    ----------
+    revision : str
+        Any git revision naming a commit (a SHA, a branch, ``HEAD~1``).
+    destination : str
+        The folder to unpack into.
+    root : str, optional
+        The git checkout (default: :func:`bootmark.provenance.source_checkout`).
+
+    Returns
+    -------
+    str
+        The commit's full SHA.
+
+    Raises
+    ------
+    HeadToHeadError
+        bootmark runs from an installed wheel, git is missing, the revision is not a
+        commit of the checkout, or ``git archive`` fails.
+    """
     root = _checkout(root)
     try:
         sha = subprocess.run(
@@ -154,14 +184,31 @@ class _Worker:
         self.process.stdout.close()
 
 
-def import_engine(tree):
+def import_engine(tree: str) -> ModuleType:
     """Import the engine of source tree ``tree`` (its engine/ and reference/ folders) as
     ``bootmark.engine``, in this process (a versus worker, or a gate of another tree).
 
     Revisions since the ``bootmark`` namespace import ``bootmark.reference``: the tree goes
     first on ``bootmark``'s package path, so both twins come from it while the harness stays
     this installation's. Older revisions import a top-level ``reference``: the tree goes
-    first on ``sys.path`` and its ``engine`` is registered under the new name."""
+    first on ``sys.path`` and its ``engine`` is registered under the new name.
+
+    Parameters
+    ----------
+    tree : str
+        A source tree: a folder holding ``engine/`` and ``reference/``.
+
+    Returns
+    -------
+    module
+        The imported engine, also ``sys.modules["bootmark.engine"]``.
+
+    Raises
+    ------
+    HeadToHeadError
+        A twin was imported already, the tree holds no ``engine/__init__.py``, or the
+        engine came from elsewhere.
+    """
 
     if "bootmark.engine" in sys.modules or "bootmark.reference" in sys.modules:
         raise HeadToHeadError("the engine was imported before the tree was chosen; the worker must import it first")
@@ -186,8 +233,19 @@ def import_engine(tree):
     return engine
 
 
-def require_engine_from(tree):
-    """Raise HeadToHeadError unless this process's ``bootmark.engine`` came from ``tree``."""
+def require_engine_from(tree: str) -> None:
+    """Raise HeadToHeadError unless this process's ``bootmark.engine`` came from ``tree``.
+
+    Parameters
+    ----------
+    tree : str
+        A source tree (:func:`import_engine`).
+
+    Raises
+    ------
+    HeadToHeadError
+        The engine is not imported, or was imported from elsewhere.
+    """
     engine = sys.modules.get("bootmark.engine")
     where = os.path.realpath(getattr(engine, "__file__", "") or "")
     if engine is None or not where.startswith(os.path.realpath(tree) + os.sep):
@@ -197,7 +255,7 @@ def require_engine_from(tree):
         )
 
 
-def serve(arguments):
+def serve(arguments: Sequence[str]) -> None:
     """Worker side (run by ``_Worker``): import the engine from the tree ``arguments[0]``,
     warm up the cell in ``arguments[1]`` and time one call per "time" line on stdin."""
     tree, request = arguments[0], json.loads(arguments[1])
@@ -251,23 +309,60 @@ def _time_cell(trees, cell, rounds, warmups, progress):
 
 
 def compare_revisions(
-    revision,
-    cells,
-    tolerance=1.25,
-    threaded_tolerance=None,
-    rounds=15,
-    warmups=3,
-    root=None,
-    show_progress=True,
-    current_tree=None,
-):
+    revision: str,
+    cells: Sequence[CellSpec | tuple[str, int, int, bool]],
+    tolerance: float = 1.25,
+    threaded_tolerance: float | None = None,
+    rounds: int = 15,
+    warmups: int = 3,
+    root: str | None = None,
+    show_progress: bool = True,
+    current_tree: str | None = None,
+) -> HeadToHeadVerdict:
     """Time ``cells`` (:class:`~bootmark.records.CellSpec`, or (method, n, B, sentinel)
     tuples) under ``revision``'s engine and this checkout's, side by side; return the
     :class:`HeadToHeadVerdict` (see ``compare_trees``).
 
     ``current_tree`` (default: the checkout ``root``) is the source tree timed as the
     current side. Raises HeadToHeadError when the revision cannot be exported or a worker
-    fails."""
+    fails.
+
+    Parameters
+    ----------
+    revision : str
+        The baseline: a git revision of the checkout.
+    cells : sequence of CellSpec or tuple
+        The cells to time.
+    tolerance : float, optional
+        The allowed slow-down factor (> 1) of one-thread cells (default 1.25).
+    threaded_tolerance : float, optional
+        The same for multi-thread cells (default ``tolerance``).
+    rounds : int, optional
+        Interleaved timed rounds per cell, at least 3 (default 15).
+    warmups : int, optional
+        Untimed calls per side before the rounds (default 3).
+    root : str, optional
+        The git checkout (default: the one bootmark runs from).
+    show_progress : bool, optional
+        Show a progress bar on stderr.
+    current_tree : str, optional
+        The source tree of the current side (default: ``root``).
+
+    Returns
+    -------
+    HeadToHeadVerdict
+        With ``baseline_revision`` the full SHA and ``current`` the checkout's state.
+
+    Raises
+    ------
+    HeadToHeadError
+        Settings out of range, a revision that cannot be exported, or a worker failure.
+
+    See Also
+    --------
+    compare_trees : the same on two source trees.
+    render_markdown : the verdict as a table.
+    """
     _check_settings(tolerance, threaded_tolerance, rounds)  # before the export, not after it
     root = _checkout(root)
     with tempfile.TemporaryDirectory(prefix="bootmark-versus-") as exported:
@@ -301,7 +396,26 @@ def _check_settings(tolerance, threaded_tolerance, rounds):
 class HeadToHeadRow:
     """One cell timed under both trees: each side's seconds per round (``baseline``,
     ``current``), the current/baseline median ratio with its interval, the tolerance
-    applied, the largest |current - baseline| statistic, and whether it regressed."""
+    applied, the largest |current - baseline| statistic, and whether it regressed.
+
+    Attributes
+    ----------
+    cell : CellSpec
+        The cell.
+    threads : int
+        Numba threads the current side ran it on.
+    baseline, current : PathTiming
+        Each side's seconds per round.
+    ratio : Ratio
+        The median of per-round current / baseline ratios, with its interval.
+    tolerance : float
+        The allowed slow-down factor applied.
+    max_abs_difference : float
+        The largest |current - baseline| of the two sides' statistics (inf when their
+        shapes differ).
+    regressed : bool
+        Whether the whole interval lies above ``tolerance``.
+    """
 
     cell: CellSpec
     threads: int
@@ -317,7 +431,21 @@ class HeadToHeadRow:
 class HeadToHeadVerdict:
     """What :func:`compare_trees` found: ``exit_code`` PASS or REGRESSION, the baseline's
     label (its commit, from :func:`compare_revisions`), the rounds per cell, one row per
-    cell, and the current checkout's :class:`~bootmark.records.SourceState` when known."""
+    cell, and the current checkout's :class:`~bootmark.records.SourceState` when known.
+
+    Attributes
+    ----------
+    baseline_revision : str
+        The baseline's label (its full SHA from :func:`compare_revisions`).
+    rounds : int
+        Timed rounds per cell.
+    cells : tuple of HeadToHeadRow
+        One row per cell.
+    exit_code : int
+        ``bootmark.compare.PASS`` or ``bootmark.compare.REGRESSION``.
+    current : SourceState or None
+        The current checkout's commit and dirtiness, when known.
+    """
 
     baseline_revision: str
     rounds: int
@@ -327,20 +455,46 @@ class HeadToHeadVerdict:
 
 
 def compare_trees(
-    baseline_tree,
-    current_tree,
-    cells,
-    tolerance=1.25,
-    threaded_tolerance=None,
-    rounds=15,
-    warmups=3,
-    show_progress=True,
-    label="baseline",
-):
+    baseline_tree: str,
+    current_tree: str,
+    cells: Sequence[CellSpec | tuple[str, int, int, bool]],
+    tolerance: float = 1.25,
+    threaded_tolerance: float | None = None,
+    rounds: int = 15,
+    warmups: int = 3,
+    show_progress: bool = True,
+    label: str = "baseline",
+) -> HeadToHeadVerdict:
     """Time ``cells`` under the ``engine`` of two source trees, side by side.
 
     Returns a :class:`HeadToHeadVerdict`; ``threaded_tolerance`` (default ``tolerance``)
-    applies to a cell that ran on several threads."""
+    applies to a cell that ran on several threads.
+
+    Parameters
+    ----------
+    baseline_tree, current_tree : str
+        Source trees (folders with ``engine/`` and ``reference/``).
+    cells : sequence of CellSpec or tuple
+        The cells to time.
+    tolerance, threaded_tolerance : float, optional
+        Allowed slow-down factors (> 1), as for :func:`compare_revisions`.
+    rounds, warmups : int, optional
+        Timed rounds (at least 3) and untimed warm-up calls per cell.
+    show_progress : bool, optional
+        Show a progress bar on stderr.
+    label : str, optional
+        The verdict's ``baseline_revision``.
+
+    Returns
+    -------
+    HeadToHeadVerdict
+        PASS unless a cell regressed.
+
+    Raises
+    ------
+    HeadToHeadError
+        Settings out of range, or a worker failed.
+    """
     _check_settings(tolerance, threaded_tolerance, rounds)
     threaded_tolerance = tolerance if threaded_tolerance is None else threaded_tolerance
 
@@ -368,8 +522,36 @@ def compare_trees(
     return HeadToHeadVerdict(label, rounds, tuple(rows), REGRESSION if any(row.regressed for row in rows) else PASS)
 
 
-def render_markdown(verdict):
-    """The :class:`HeadToHeadVerdict` as a Markdown table with a one-line summary above it."""
+def render_markdown(verdict: HeadToHeadVerdict) -> str:
+    """The :class:`HeadToHeadVerdict` as a Markdown table with a one-line summary above it.
+
+    Parameters
+    ----------
+    verdict : HeadToHeadVerdict
+        What :func:`compare_trees` or :func:`compare_revisions` found.
+
+    Returns
+    -------
+    str
+        The summary, a blank line and one table row per cell (times in milliseconds).
+
+    Examples
+    --------
+    >>> from bootmark import head_to_head, timing
+    >>> from bootmark.records import CellSpec, PathTiming, Ratio
+    >>> ratio = timing.median_ratio([1.0, 1.1, 1.0, 1.05], [1.0, 1.0, 1.0, 1.0])
+    >>> row = head_to_head.HeadToHeadRow(
+    ...     CellSpec("iid", 2000, 999, True), 1,
+    ...     PathTiming.from_json(timing.summary([0.010, 0.011, 0.010, 0.010])),
+    ...     PathTiming.from_json(timing.summary([0.010, 0.012, 0.010, 0.011])),
+    ...     Ratio.from_json(ratio), 1.25, 0.0, ratio["ci_low"] > 1.25)
+    >>> verdict = head_to_head.HeadToHeadVerdict("0123456789abcdef", 4, (row,), 0)
+    >>> lines = head_to_head.render_markdown(verdict).splitlines()
+    >>> print(lines[0].split("; ")[1])
+    0 of 1 cells slower beyond tolerance
+    >>> print(lines[-1])
+    | iid (sentinel) | 2000 | 999 | 1 | 10.00 | 10.50 | 1.025 (1.025-1.050) | x1.25 | 0 | no |
+    """
     regressed = sum(row.regressed for row in verdict.cells)
     head = (
         f"**{'REGRESSION' if regressed else 'PASS'}**: this checkout against {verdict.baseline_revision[:10]} "

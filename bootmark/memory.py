@@ -19,6 +19,8 @@ start-up peaked higher. Elsewhere it falls back to the rise in ``ru_maxrss``, wh
 read low; each point records which measure it used.
 """
 
+from __future__ import annotations
+
 import json
 import subprocess
 import sys
@@ -28,9 +30,11 @@ from tqdm import tqdm
 from . import provenance, receipts
 from .bench import BLOCK_LENGTH
 
-SIZE = 2000
-REPLICATES = (1000, 2000, 5000, 10000, 20000, 50000)
-REFUSAL_BUDGET = 256 * 2**20
+__all__ = ["REFUSAL_BUDGET", "REPLICATES", "SIZE", "MemoryRunError", "measure", "render_table", "run_sweep"]
+
+SIZE = 2000  # the series length n of every point
+REPLICATES = (1000, 2000, 5000, 10000, 20000, 50000)  # the replicate counts B swept
+REFUSAL_BUDGET = 256 * 2**20  # bytes: the budget the materializing path must be refused under
 
 PROGRAM = """
 import json, resource, sys
@@ -78,12 +82,39 @@ print(json.dumps({"measure": measure, "baseline_mib": before / 1024, "peak_mib":
 
 
 class MemoryRunError(RuntimeError):
-    """A measuring subprocess failed; nothing is written."""
+    """A measuring subprocess failed; nothing is written.
+
+    A ``RuntimeError``, raised by :func:`measure` (the subprocess exited with an error)
+    and :func:`run_sweep` (an implausible outcome: a request failed that was not the
+    budget refusal, or the refusal did not happen).
+    """
 
 
-def measure(path, n_bootstraps, budget=16 * 2**30, n=SIZE):
+def measure(path: str, n_bootstraps: int, budget: int = 16 * 2**30, n: int = SIZE) -> dict[str, object]:
     """One point: {"path", "n_bootstraps", "budget_bytes", "measure", "baseline_mib", "peak_mib", "added_mib",
-    "outcome"}."""
+    "outcome"}.
+
+    Parameters
+    ----------
+    path : str
+        ``"engine_reduce"``, ``"engine_materialize"`` or ``"arch"``.
+    n_bootstraps : int
+        The replicates B.
+    budget : int, optional
+        The engine's memory budget, in bytes (default 16 GiB).
+    n : int, optional
+        The series length (default :data:`SIZE`).
+
+    Returns
+    -------
+    dict
+        The point; memory in MiB, ``outcome`` ``"ok"`` or the error the request raised.
+
+    Raises
+    ------
+    MemoryRunError
+        The measuring subprocess failed.
+    """
     completed = subprocess.run(
         [sys.executable, "-c", PROGRAM, path, str(n), str(n_bootstraps), str(budget)],
         capture_output=True,
@@ -96,8 +127,26 @@ def measure(path, n_bootstraps, budget=16 * 2**30, n=SIZE):
     return {"path": path, "n_bootstraps": n_bootstraps, "budget_bytes": budget, **point}
 
 
-def run_sweep(replicates=REPLICATES, show_progress=True):
-    """Measure every point and return the sealed receipt (not yet written)."""
+def run_sweep(replicates: tuple[int, ...] = REPLICATES, show_progress: bool = True) -> dict:
+    """Measure every point and return the sealed receipt (not yet written).
+
+    Parameters
+    ----------
+    replicates : sequence of int, optional
+        The replicate counts B (default :data:`REPLICATES`).
+    show_progress : bool, optional
+        Show a progress bar on stderr.
+
+    Returns
+    -------
+    dict
+        A sealed memory receipt (:func:`bootmark.receipts.seal`).
+
+    Raises
+    ------
+    MemoryRunError
+        A subprocess failed or an outcome is implausible.
+    """
     started = provenance.collect()
     skipped = {}
     if provenance.package_version("arch") is None:
@@ -122,8 +171,30 @@ def run_sweep(replicates=REPLICATES, show_progress=True):
     return receipts.seal("memory", started, body)
 
 
-def render_table(receipt):
-    """Markdown table: MiB added at peak per path and B, and the refusal line."""
+def render_table(receipt: dict) -> str:
+    """Markdown table: MiB added at peak per path and B, and the refusal line.
+
+    Parameters
+    ----------
+    receipt : dict
+        A memory receipt.
+
+    Returns
+    -------
+    str
+        The table, one row per B, then a line per refused request.
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import memory, receipts, workspace
+    >>> folder = os.path.join(workspace.find().root, "receipts", "memory")
+    >>> receipt = receipts.load_receipt(os.path.join(folder, "memory-amd-epyc-20261202T162804Z-7c49df4750.json"))
+    >>> print("\\n".join(memory.render_table(receipt).splitlines()[:3]))
+    | B | engine_reduce (MiB) | engine_materialize (MiB) | arch (MiB) |
+    |---:|---:|---:|---:|
+    | 1000 | 0.0 | 16.0 | 0.0 |
+    """
     body = receipt["body"]
     paths = sorted({p["path"] for p in body["points"]}, key=["engine_reduce", "engine_materialize", "arch"].index)
     grid = {(p["path"], p["n_bootstraps"]): p for p in body["points"] if p["outcome"] == "ok"}

@@ -9,6 +9,8 @@ time and the exact command line. Nothing here reads a clock into a *result*: the
 timestamp describes the run, it never feeds a number.
 """
 
+from __future__ import annotations
+
 import datetime
 import importlib.metadata
 import os
@@ -21,12 +23,43 @@ import numba
 from . import __version__
 from .blas import loaded_coretype
 
+__all__ = [
+    "PEERS",
+    "collect",
+    "machine",
+    "package_version",
+    "source_checkout",
+    "source_state",
+    "threading_state",
+    "utc_now",
+    "versions",
+]
+
 PEERS = ("numpy", "numba", "pandas", "arch", "tsbootstrap")
 CODE_FOLDERS = ("engine", "reference", "bootmark", "studies", "scripts", "asv")
 
 
-def package_version(name):
-    """Installed version of a distribution, or None when it is not installed."""
+def package_version(name: str) -> str | None:
+    """Installed version of a distribution, or None when it is not installed.
+
+    Parameters
+    ----------
+    name : str
+        A distribution name, e.g. ``"numpy"``.
+
+    Returns
+    -------
+    str or None
+        Its version (``importlib.metadata.version``), None when it is not installed.
+
+    Examples
+    --------
+    >>> from bootmark.provenance import package_version
+    >>> print(package_version("no-such-distribution-bootmark"))
+    None
+    >>> package_version("numpy") is not None
+    True
+    """
     try:
         return importlib.metadata.version(name)
     except importlib.metadata.PackageNotFoundError:
@@ -52,8 +85,21 @@ def _governor():
         return None  # not exposed inside most virtual machines
 
 
-def machine():
-    """CPU model, logical cores, 1/5/15-minute load averages and governor (or None)."""
+def machine() -> dict[str, object]:
+    """CPU model, logical cores, 1/5/15-minute load averages and governor (or None).
+
+    Returns
+    -------
+    dict
+        ``{"cpu_model", "cores", "load_average", "governor", "platform"}``
+        (:class:`bootmark.records.Machine`).
+
+    Examples
+    --------
+    >>> from bootmark.provenance import machine
+    >>> sorted(machine())
+    ['cores', 'cpu_model', 'governor', 'load_average', 'platform']
+    """
     return {
         "cpu_model": _cpu_model(),
         "cores": os.cpu_count(),
@@ -68,14 +114,20 @@ def _git(*arguments, root):
     return completed.stdout.strip() if completed.returncode == 0 else None
 
 
-def source_checkout():
+def source_checkout() -> str | None:
     """The root of the git checkout bootmark's code runs from, or None.
 
     An editable install of the repository runs from its checkout, whose commit and
     dirtiness every receipt records; an installed wheel has no checkout (its version is in
     ``versions.bootmark``). A wheel installed into a virtual environment that happens to sit
     inside some other git repository must not record that repository's commit, so the
-    candidate must be the repository's own top level and hold bootmark's source layout."""
+    candidate must be the repository's own top level and hold bootmark's source layout.
+
+    Returns
+    -------
+    str or None
+        The checkout's root folder, None for an installed wheel or without git.
+    """
     candidate = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     if not all(
         os.path.isfile(os.path.join(candidate, *parts))
@@ -86,9 +138,27 @@ def source_checkout():
     return candidate if top and os.path.realpath(top) == os.path.realpath(candidate) else None
 
 
-def source_state(root):
+def source_state(root: str | None) -> dict[str, object]:
     """{"git_sha": full SHA or None, "dirty": bool or None} of the checkout at ``root``
-    (both None when ``root`` is None: an installed wheel)."""
+    (both None when ``root`` is None: an installed wheel).
+
+    Parameters
+    ----------
+    root : str or None
+        A git checkout's root (:func:`source_checkout`), or None.
+
+    Returns
+    -------
+    dict
+        ``{"git_sha", "dirty"}`` (:class:`bootmark.records.SourceState`); ``dirty`` is
+        None when git cannot say.
+
+    Examples
+    --------
+    >>> from bootmark.provenance import source_state
+    >>> source_state(None)
+    {'git_sha': None, 'dirty': None}
+    """
     if root is None:
         return {"git_sha": None, "dirty": None}
     sha = _git("rev-parse", "HEAD", root=root)
@@ -101,10 +171,24 @@ def source_state(root):
     return {"git_sha": sha, "dirty": bool(tracked) or any(line.startswith("??") for line in untracked.splitlines())}
 
 
-def versions():
+def versions() -> dict[str, object]:
     """Versions of Python, the peers and bootmark, the stream version, and the OpenBLAS
     kernel numpy runs (``openblas_coretype``: the peers' last bits depend on it, see
-    :mod:`bootmark.blas`)."""
+    :mod:`bootmark.blas`).
+
+    Returns
+    -------
+    dict
+        ``{"python", *PEERS, "bootmark", "stream_version", "openblas_coretype"}``; a peer
+        that is not installed maps to None.
+
+    Examples
+    --------
+    >>> from bootmark.provenance import PEERS, versions
+    >>> found = versions()
+    >>> [name for name in ("python", *PEERS, "bootmark", "stream_version") if name not in found]
+    []
+    """
     # late on purpose: `bootmark versus` workers import this module before they choose
     # which source tree's twins to load (head_to_head.import_engine)
     from bootmark.reference.indices import STREAM_VERSION
@@ -119,9 +203,22 @@ def versions():
     }
 
 
-def threading_state():
+def threading_state() -> dict[str, object]:
     """Numba's thread count and threading layer (the layer is known once a parallel
-    region has run; "unknown" before)."""
+    region has run; "unknown" before).
+
+    Returns
+    -------
+    dict
+        ``{"numba_threads": int, "threading_layer": str}``
+        (:class:`bootmark.records.ThreadState`).
+
+    Examples
+    --------
+    >>> from bootmark.provenance import threading_state
+    >>> sorted(threading_state())
+    ['numba_threads', 'threading_layer']
+    """
 
     try:
         layer = numba.threading_layer()
@@ -130,13 +227,48 @@ def threading_state():
     return {"numba_threads": numba.get_num_threads(), "threading_layer": layer}
 
 
-def utc_now():
-    """Current UTC time as an ISO 8601 string with a Z suffix, seconds precision."""
+def utc_now() -> str:
+    """Current UTC time as an ISO 8601 string with a Z suffix, seconds precision.
+
+    Returns
+    -------
+    str
+        ``YYYY-MM-DDTHH:MM:SSZ``.
+
+    Examples
+    --------
+    >>> from bootmark.provenance import utc_now
+    >>> now = utc_now()
+    >>> len(now), now[10], now[-1]
+    (20, 'T', 'Z')
+    """
     return datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-def collect(root=None):
-    """The provenance block of a receipt started now."""
+def collect(root: str | None = None) -> dict[str, object]:
+    """The provenance block of a receipt started now.
+
+    Parameters
+    ----------
+    root : str, optional
+        The checkout whose commit is recorded (default: :func:`source_checkout`).
+
+    Returns
+    -------
+    dict
+        ``{"machine", "versions", "threads", "source", "started_utc", "command_line"}``,
+        valid against the provenance schema (:class:`bootmark.records.Provenance`).
+
+    See Also
+    --------
+    bootmark.receipts.seal : seal a receipt with this block.
+
+    Examples
+    --------
+    >>> from bootmark.provenance import collect
+    >>> list(collect())
+    ['machine', 'versions', 'threads', 'source', 'started_utc', 'command_line']
+    """
     root = root or source_checkout()
     return {
         "machine": machine(),

@@ -13,16 +13,34 @@ A receipt is ``{"kind", "schema_version", "provenance", "body", "content_sha256"
   that fails its schema or its hash, or that comes from a newer schema version.
 """
 
+from __future__ import annotations
+
 import hashlib
 import json
 import math
 import os
 import re
 import tempfile
+from collections.abc import Callable, Iterable
 from importlib import resources
 
 import jsonschema
 from referencing import Registry, Resource
+
+__all__ = [
+    "KINDS",
+    "SCHEMA_VERSION",
+    "ReceiptError",
+    "canonical_json",
+    "content_hash",
+    "load_receipt",
+    "newest_receipt",
+    "receipt_name",
+    "scan",
+    "seal",
+    "validate",
+    "write_receipt",
+]
 
 SCHEMA_VERSION = 1
 KINDS = ("bench", "memory", "study", "truth", "process")
@@ -31,7 +49,19 @@ COMPACT_KINDS = ("study",)
 
 
 class ReceiptError(ValueError):
-    """A receipt that cannot be written or trusted; the message names the file and field."""
+    """A receipt that cannot be written or trusted; the message names the file and field.
+
+    A ``ValueError``. Raised by :func:`seal`, :func:`write_receipt`,
+    :func:`load_receipt`, :func:`validate` and :func:`scan`.
+
+    Examples
+    --------
+    >>> from bootmark.receipts import ReceiptError, validate
+    >>> validate({"kind": "invoice"}, "note.json")
+    Traceback (most recent call last):
+        ...
+    bootmark.receipts.ReceiptError: note.json: field 'kind' is 'invoice'; expected one of (...)
+    """
 
 
 def _schema_text(name):
@@ -49,13 +79,64 @@ def _validator(kind):
     return jsonschema.Draft202012Validator(schema, registry=registry)
 
 
-def canonical_json(value):
-    """The bytes hashed: sorted keys, no insignificant whitespace, UTF-8, no NaN."""
+def canonical_json(value: object) -> bytes:
+    """The bytes hashed: sorted keys, no insignificant whitespace, UTF-8, no NaN.
+
+    Parameters
+    ----------
+    value : object
+        Any JSON-serializable value (dicts, lists, strings, numbers, booleans, None).
+
+    Returns
+    -------
+    bytes
+        Its canonical JSON, UTF-8 encoded.
+
+    Raises
+    ------
+    ValueError
+        ``value`` holds NaN or an infinity.
+    TypeError
+        ``value`` holds something JSON cannot represent.
+
+    See Also
+    --------
+    content_hash : the SHA-256 of a receipt's canonical JSON.
+
+    Examples
+    --------
+    >>> from bootmark.receipts import canonical_json
+    >>> canonical_json({"b": [1, 2.5], "a": None})
+    b'{"a":null,"b":[1,2.5]}'
+    >>> canonical_json({"a": float("nan")})
+    Traceback (most recent call last):
+        ...
+    ValueError: Out of range float values are not JSON compliant...
+    """
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
 
 
-def content_hash(receipt):
-    """SHA-256 (hex) of the receipt without its ``content_sha256`` field."""
+def content_hash(receipt: dict) -> str:
+    """SHA-256 (hex) of the receipt without its ``content_sha256`` field.
+
+    Parameters
+    ----------
+    receipt : dict
+        A receipt dict, sealed or not; its ``content_sha256`` key, if any, is ignored.
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits: the SHA-256 of :func:`canonical_json` of the rest.
+
+    Examples
+    --------
+    >>> from bootmark.receipts import content_hash
+    >>> len(content_hash({"kind": "bench"}))
+    64
+    >>> content_hash({"kind": "bench"}) == content_hash({"kind": "bench", "content_sha256": "x"})
+    True
+    """
     return hashlib.sha256(canonical_json({k: v for k, v in receipt.items() if k != "content_sha256"})).hexdigest()
 
 
@@ -86,8 +167,42 @@ def _check(receipt, where):
         raise ReceiptError(f"{where}: field {field} fails the {kind} schema: {errors[0].message}")
 
 
-def seal(kind, provenance, body):
-    """A complete, validated receipt dict (hash included) for ``body``."""
+def seal(kind: str, provenance: dict, body: dict) -> dict:
+    """A complete, validated receipt dict (hash included) for ``body``.
+
+    Parameters
+    ----------
+    kind : str
+        One of :data:`KINDS`: the schema the receipt must satisfy.
+    provenance : dict
+        The provenance block (:func:`bootmark.provenance.collect`).
+    body : dict
+        The kind's body.
+
+    Returns
+    -------
+    dict
+        ``{"kind", "schema_version", "provenance", "body", "content_sha256"}``.
+
+    Raises
+    ------
+    ReceiptError
+        A number in it is NaN or infinite, or it fails the kind's schema.
+
+    See Also
+    --------
+    write_receipt : write the sealed receipt to disk.
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import receipts, workspace
+    >>> folder = os.path.join(workspace.find().root, "receipts", "bench")
+    >>> path = os.path.join(folder, "bench-amd-epyc-20261203T181926Z-f0d3e52745.json")
+    >>> old = receipts.load_receipt(path)
+    >>> receipts.seal("bench", old["provenance"], old["body"]) == old
+    True
+    """
     receipt = {"kind": kind, "schema_version": SCHEMA_VERSION, "provenance": provenance, "body": body}
     bad = _first_nonfinite(receipt)
     if bad:
@@ -97,8 +212,31 @@ def seal(kind, provenance, body):
     return receipt
 
 
-def receipt_name(receipt, tag=None):
-    """``<kind>[-<tag>]-<machine>-<UTC date and time>-<short SHA>[-dirty].json``."""
+def receipt_name(receipt: dict, tag: str | None = None) -> str:
+    """The file name of a receipt:
+    ``<kind>[-<tag>]-<machine>-<UTC date and time>-<short SHA>[-dirty].json``.
+
+    Parameters
+    ----------
+    receipt : dict
+        A receipt dict (its kind and provenance are read).
+    tag : str, optional
+        A label put after the kind, e.g. a study's id.
+
+    Returns
+    -------
+    str
+        The name, without a folder.
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import receipts, workspace
+    >>> folder = os.path.join(workspace.find().root, "receipts", "bench")
+    >>> path = os.path.join(folder, "bench-amd-epyc-20261203T181926Z-f0d3e52745.json")
+    >>> receipts.receipt_name(receipts.load_receipt(path), tag="quick")
+    'bench-quick-amd-epyc-20261203T181926Z-f0d3e52745.json'
+    """
     provenance = receipt["provenance"]
     machine = re.sub(r"[^A-Za-z0-9]+", "-", provenance["machine"]["cpu_model"]).strip("-").lower()[:24] or "machine"
     stamp = provenance["started_utc"].replace("-", "").replace(":", "")
@@ -108,11 +246,50 @@ def receipt_name(receipt, tag=None):
     return f"{label}-{machine}-{stamp}-{sha}{dirty}.json"
 
 
-def write_receipt(receipt, directory, tag=None):
+def write_receipt(receipt: dict, directory: str, tag: str | None = None) -> str:
     """Write a sealed receipt into ``directory`` atomically; return its path.
 
     ``tag`` (e.g. a study's id) goes into the file name after the kind. Never
-    overwrites: if the name exists, a numeric suffix is added."""
+    overwrites: if the name exists, a numeric suffix is added.
+
+    Parameters
+    ----------
+    receipt : dict
+        A receipt sealed by :func:`seal`.
+    directory : str
+        The folder to write into; created if missing.
+    tag : str, optional
+        A label for the file name (:func:`receipt_name`).
+
+    Returns
+    -------
+    str
+        The path of the new file.
+
+    Raises
+    ------
+    ReceiptError
+        The receipt fails its schema or its hash, the folder's filesystem cannot
+        hard-link, or 1000 receipts of that name exist already.
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import receipts, workspace
+    >>> folder = os.path.join(workspace.find().root, "receipts", "bench")
+    >>> path = os.path.join(folder, "bench-amd-epyc-20261203T181926Z-f0d3e52745.json")
+    >>> import tempfile
+    >>> receipt = receipts.load_receipt(path)
+    >>> with tempfile.TemporaryDirectory() as scratch:
+    ...     first = receipts.write_receipt(receipt, scratch)
+    ...     second = receipts.write_receipt(receipt, scratch)
+    ...     print(os.path.basename(first))
+    ...     print(os.path.basename(second))
+    ...     print(receipts.load_receipt(second) == receipt)
+    bench-amd-epyc-20261203T181926Z-f0d3e52745.json
+    bench-amd-epyc-20261203T181926Z-f0d3e52745-1.json
+    True
+    """
     os.makedirs(directory, exist_ok=True)
     _check(receipt, "receipt to write")
     if content_hash(receipt) != receipt["content_sha256"]:
@@ -154,8 +331,40 @@ def _sync_directory(directory):
         os.close(descriptor)
 
 
-def load_receipt(path):
-    """Read, validate and hash-check a receipt; return it as a dict."""
+def load_receipt(path: str) -> dict:
+    """Read, validate and hash-check a receipt; return it as a dict.
+
+    Parameters
+    ----------
+    path : str
+        A receipt file.
+
+    Returns
+    -------
+    dict
+        The receipt, as ``json.load`` gives it.
+
+    Raises
+    ------
+    ReceiptError
+        The file cannot be read, is not JSON, holds NaN or Infinity, fails its schema or
+        its hash, or comes from a newer schema version.
+
+    See Also
+    --------
+    bootmark.records.load : the same, as a typed record.
+    validate : the checks on a dict.
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import receipts, workspace
+    >>> folder = os.path.join(workspace.find().root, "receipts", "bench")
+    >>> path = os.path.join(folder, "bench-amd-epyc-20261203T181926Z-f0d3e52745.json")
+    >>> receipt = receipts.load_receipt(path)
+    >>> receipt["kind"], receipt["body"]["profile"], len(receipt["content_sha256"])
+    ('bench', 'quick', 64)
+    """
 
     def refuse_constant(name):
         raise ReceiptError(f"{path}: holds {name}, which no receipt may contain")
@@ -170,9 +379,40 @@ def load_receipt(path):
     return validate(receipt, path)
 
 
-def validate(receipt, where="receipt"):
+def validate(receipt: dict, where: str = "receipt") -> dict:
     """Check a receipt dict against its kind's schema and its content hash; return it.
-    Raises :class:`ReceiptError` naming ``where`` and the first field at fault."""
+
+    Parameters
+    ----------
+    receipt : dict
+        A receipt dict.
+    where : str, optional
+        What the error message calls it (a path, say).
+
+    Returns
+    -------
+    dict
+        ``receipt`` itself.
+
+    Raises
+    ------
+    ReceiptError
+        Naming ``where`` and the first field at fault: an unknown kind, a newer schema
+        version, a schema failure, or a hash that does not match the content.
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import receipts, workspace
+    >>> folder = os.path.join(workspace.find().root, "receipts", "bench")
+    >>> path = os.path.join(folder, "bench-amd-epyc-20261203T181926Z-f0d3e52745.json")
+    >>> receipt = receipts.load_receipt(path)
+    >>> receipt["body"]["samples"] += 1
+    >>> receipts.validate(receipt, "edited.json")
+    Traceback (most recent call last):
+        ...
+    bootmark.receipts.ReceiptError: edited.json: field $.content_sha256 does not match the content: ...
+    """
     _check(receipt, where)
     if content_hash(receipt) != receipt["content_sha256"]:
         raise ReceiptError(
@@ -181,10 +421,38 @@ def validate(receipt, where="receipt"):
     return receipt
 
 
-def scan(directory, kinds):
+def scan(directory: str, kinds: Iterable[str]) -> list[tuple[tuple[str, int, str], str, dict]]:
     """[(order key, path, receipt)] of every receipt of ``kinds`` in ``directory``, each
     loaded and checked once; the newest has the largest key (start time, then write
-    order, then name). A broken receipt is refused by name, never skipped quietly."""
+    order, then name). A broken receipt is refused by name, never skipped quietly.
+
+    Parameters
+    ----------
+    directory : str
+        The folder to scan (not its subfolders); a missing folder holds no receipt.
+    kinds : iterable of str
+        The receipt kinds wanted (file names start ``<kind>-``).
+
+    Returns
+    -------
+    list of tuple
+        ``((started_utc, write order, name), path, receipt)``, in file-name order.
+
+    Raises
+    ------
+    ReceiptError
+        A receipt of those kinds in the folder cannot be loaded (:func:`load_receipt`).
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import receipts, workspace
+    >>> folder = os.path.join(workspace.find().root, "receipts", "bench")
+    >>> path = os.path.join(folder, "bench-amd-epyc-20261203T181926Z-f0d3e52745.json")
+    >>> found = receipts.scan(folder, ("bench",))
+    >>> all(receipt["kind"] == "bench" for _, _, receipt in found)
+    True
+    """
     found = []
     if not os.path.isdir(directory):
         return found
@@ -197,9 +465,40 @@ def scan(directory, kinds):
     return found
 
 
-def newest_receipt(directory, kind, predicate=lambda receipt: True):
+def newest_receipt(directory: str, kind: str, predicate: Callable[[dict], bool] = lambda receipt: True) -> str | None:
     """Path of the newest valid receipt of ``kind`` in ``directory`` that satisfies
-    ``predicate`` (by start time, then name), or None."""
+    ``predicate`` (by start time, then name), or None.
+
+    Parameters
+    ----------
+    directory : str
+        The folder to search (:func:`scan`).
+    kind : str
+        The receipt kind.
+    predicate : callable, optional
+        Takes a receipt dict; only receipts for which it is true count (default: all).
+
+    Returns
+    -------
+    str or None
+        The newest matching receipt's path, or None when there is none.
+
+    Raises
+    ------
+    ReceiptError
+        A receipt of that kind in the folder cannot be loaded.
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import receipts, workspace
+    >>> folder = os.path.join(workspace.find().root, "receipts", "bench")
+    >>> path = os.path.join(folder, "bench-amd-epyc-20261203T181926Z-f0d3e52745.json")
+    >>> print(receipts.newest_receipt(folder, "bench", lambda receipt: receipt["body"]["profile"] == "none"))
+    None
+    >>> os.path.basename(receipts.newest_receipt(folder, "bench")).startswith("bench-")
+    True
+    """
     found = [(key, path) for key, path, receipt in scan(directory, (kind,)) if predicate(receipt)]
     return max(found)[1] if found else None
 

@@ -115,7 +115,30 @@ def _convert(hint, value, reading):
 
 @dataclass(frozen=True)
 class Machine(_Record):
-    """The machine a receipt was made on; ``load_average`` is the 1, 5 and 15 minute loads."""
+    """The machine a receipt was made on; ``load_average`` is the 1, 5 and 15 minute loads.
+
+    Attributes
+    ----------
+    cpu_model : str
+        The CPU model name (``/proc/cpuinfo``, else ``platform``).
+    cores : int
+        Logical cores.
+    load_average : tuple of float
+        The 1, 5 and 15 minute load averages at the start.
+    governor : str or None
+        The CPU frequency governor, None where not exposed.
+    platform : str
+        ``platform.platform()``.
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import records, workspace
+    >>> folder = os.path.join(workspace.find().root, "receipts", "bench")
+    >>> receipt = records.load(os.path.join(folder, "bench-amd-epyc-20261203T181926Z-f0d3e52745.json"))
+    >>> receipt.provenance.machine.cores, len(receipt.provenance.machine.load_average)
+    (2, 3)
+    """
 
     cpu_model: str
     cores: int
@@ -126,7 +149,15 @@ class Machine(_Record):
 
 @dataclass(frozen=True)
 class ThreadState(_Record):
-    """Numba's thread count and threading layer when the receipt was made."""
+    """Numba's thread count and threading layer when the receipt was made.
+
+    Attributes
+    ----------
+    numba_threads : int
+        Numba's thread count.
+    threading_layer : str
+        The threading layer, ``"unknown"`` before a parallel region ran.
+    """
 
     numba_threads: int
     threading_layer: str
@@ -134,7 +165,15 @@ class ThreadState(_Record):
 
 @dataclass(frozen=True)
 class SourceState(_Record):
-    """The bootmark checkout's commit (None outside git) and whether it was dirty."""
+    """The bootmark checkout's commit (None outside git) and whether it was dirty.
+
+    Attributes
+    ----------
+    git_sha : str or None
+        The full commit SHA; None outside a git checkout.
+    dirty : bool or None
+        Whether tracked files (or new files in code folders) differed from it.
+    """
 
     git_sha: str | None
     dirty: bool | None
@@ -146,7 +185,38 @@ class Provenance(_Record):
 
     ``versions`` maps package names (and ``stream_version``, ``openblas_coretype``) to
     their values; its keys grew over time, so it stays a mapping. Times are UTC,
-    ``YYYY-MM-DDTHH:MM:SSZ``."""
+    ``YYYY-MM-DDTHH:MM:SSZ``.
+
+    Attributes
+    ----------
+    machine : Machine
+        The machine.
+    versions : mapping of str to object
+        Package and stream versions by name.
+    threads : ThreadState
+        Numba's threads.
+    source : SourceState
+        The checkout's commit and dirtiness.
+    started_utc : str
+        When the run started (UTC).
+    command_line : tuple of str
+        The command that made the receipt.
+    finished_utc : str or None
+        When the run finished, for kinds that record it.
+
+    See Also
+    --------
+    bootmark.provenance.collect : the dict this record reads.
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import records, workspace
+    >>> folder = os.path.join(workspace.find().root, "receipts", "bench")
+    >>> receipt = records.load(os.path.join(folder, "bench-amd-epyc-20261203T181926Z-f0d3e52745.json"))
+    >>> receipt.provenance.source.git_sha[:10], receipt.provenance.started_utc
+    ('f0d3e52745', '2026-12-03T18:19:26Z')
+    """
 
     machine: Machine
     versions: Mapping[str, object]
@@ -168,7 +238,26 @@ class CellSpec(NamedTuple):
     replicates; a ``sentinel`` cell runs on one thread with many replicates.
 
     A named tuple, not a dataclass, on purpose: cells travel to `bootmark versus` workers
-    as JSON arrays and sort as the (method, n, B, sentinel) tuples receipts match on."""
+    as JSON arrays and sort as the (method, n, B, sentinel) tuples receipts match on.
+
+    Attributes
+    ----------
+    method : str
+        The resampler name (``"iid"``, ``"moving"``, ...; :func:`bootmark.bench.grid`).
+    n : int
+        The series length.
+    n_bootstraps : int
+        The replicates B.
+    sentinel : bool
+        A one-thread sentinel cell.
+
+    Examples
+    --------
+    >>> from bootmark.records import CellSpec
+    >>> cell = CellSpec(*["iid", 2000, 999, False])
+    >>> cell.n, list(cell)
+    (2000, ['iid', 2000, 999, False])
+    """
 
     method: str
     n: int
@@ -178,7 +267,31 @@ class CellSpec(NamedTuple):
 
 @dataclass(frozen=True)
 class PathTiming(_Record):
-    """One timed path of a bench cell: every round's seconds, their median and minimum."""
+    """One timed path of a bench cell: every round's seconds, their median and minimum.
+
+    Attributes
+    ----------
+    samples_s : tuple of float
+        Seconds of each timed round.
+    median_s : float
+        Their median, in seconds.
+    min_s : float
+        Their minimum, in seconds.
+
+    See Also
+    --------
+    bootmark.timing.summary : the dict this record reads.
+
+    Examples
+    --------
+    >>> from bootmark import timing
+    >>> from bootmark.records import PathTiming
+    >>> timed = PathTiming.from_json(timing.summary([0.003, 0.001, 0.002]))
+    >>> timed.median_s, timed.samples_s
+    (0.002, (0.003, 0.001, 0.002))
+    >>> timed.to_json() == timing.summary([0.003, 0.001, 0.002])
+    True
+    """
 
     samples_s: tuple[float, ...]
     median_s: float
@@ -188,7 +301,34 @@ class PathTiming(_Record):
 @dataclass(frozen=True)
 class Ratio(_Record):
     """The median of per-round time ratios (other path / this path; > 1: this one is
-    faster), with its moving-block bootstrap interval at ``confidence``."""
+    faster), with its moving-block bootstrap interval at ``confidence``.
+
+    Attributes
+    ----------
+    median : float
+        The median per-round ratio.
+    ci_low, ci_high : float
+        The bootstrap interval's bounds.
+    confidence : float
+        The interval's level, e.g. 0.95.
+    block_length : int
+        The moving-block bootstrap's block length.
+
+    See Also
+    --------
+    bootmark.timing.median_ratio : the dict this record reads.
+
+    Examples
+    --------
+    >>> from bootmark.records import Ratio
+    >>> ratio = Ratio.from_json({"median": 2.0, "ci_low": 1.9, "ci_high": 2.2, "confidence": 0.95, "block_length": 2})
+    >>> ratio.ci_low > 1
+    True
+    >>> Ratio.from_json({"median": 2.0, "spread": 0.1})
+    Traceback (most recent call last):
+        ...
+    ValueError: Ratio: unexpected keys ['spread']
+    """
 
     median: float
     ci_low: float
@@ -202,7 +342,33 @@ class BenchCell(_Record):
     """One cell of a bench grid: a method at series length ``n`` with ``n_bootstraps``
     replicates on ``threads`` threads (``sentinel``: one thread, large B), the timings of
     each path and the ratios of every path against the anchor path (and, where timed,
-    against the materializing path and the floors)."""
+    against the materializing path and the floors).
+
+    Attributes
+    ----------
+    method, n, n_bootstraps, sentinel
+        The cell (:class:`CellSpec`).
+    threads : int
+        Numba threads it ran on.
+    paths : mapping of str to PathTiming
+        Each timed path's seconds.
+    ratios : mapping of str to Ratio
+        Each path's time over the anchor path's.
+    materialize_ratios : mapping of str to Ratio or None
+        Peer paths over the materializing path, where timed.
+    floor_ratios : mapping of str to Ratio or None
+        Engine paths over their floors, where timed.
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import records, workspace
+    >>> folder = os.path.join(workspace.find().root, "receipts", "bench")
+    >>> receipt = records.load(os.path.join(folder, "bench-amd-epyc-20261203T181926Z-f0d3e52745.json"))
+    >>> cell = receipt.body.cells[0]
+    >>> cell.method, cell.n, cell.n_bootstraps, sorted(cell.paths)[:2]
+    ('iid', 2000, 999, ['arch', 'engine_materialize'])
+    """
 
     method: str
     n: int
@@ -220,7 +386,32 @@ class BenchCell(_Record):
 @dataclass(frozen=True)
 class BenchBody(_Record):
     """A bench receipt's body. ``reference_path`` is the anchor path (every ratio's
-    denominator); the key keeps its first name so receipts stay byte-compatible."""
+    denominator); the key keeps its first name so receipts stay byte-compatible.
+
+    Attributes
+    ----------
+    profile : str
+        ``"full"``, ``"quick"``, ``"intervals"`` or ``"custom"``.
+    warmups, samples : int
+        Untimed warm-ups and timed rounds per cell.
+    block_length : int
+        The block methods' block length.
+    reference_path : str
+        The anchor path.
+    skipped_paths : mapping of str to str
+        Paths not timed, with the reason.
+    cells : tuple of BenchCell
+        The timed cells.
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import records, workspace
+    >>> folder = os.path.join(workspace.find().root, "receipts", "bench")
+    >>> receipt = records.load(os.path.join(folder, "bench-amd-epyc-20261203T181926Z-f0d3e52745.json"))
+    >>> receipt.body.profile, receipt.body.reference_path, len(receipt.body.cells)
+    ('quick', 'engine_reduce', 9)
+    """
 
     profile: str
     warmups: int
@@ -237,7 +428,19 @@ class BenchBody(_Record):
 
 @dataclass(frozen=True)
 class CellTruth(_Record):
-    """The truth a study cell is judged against, its true SE and where both come from."""
+    """The truth a study cell is judged against, its true SE and where both come from.
+
+    Attributes
+    ----------
+    value : float
+        The true value of the statistic.
+    standard_error : float
+        Its true standard error.
+    source : str
+        Where both come from.
+    monte_carlo_error : float
+        The Monte Carlo error of ``value``.
+    """
 
     value: float
     standard_error: float
@@ -248,7 +451,15 @@ class CellTruth(_Record):
 @dataclass(frozen=True)
 class ResamplerColumn(_Record):
     """One resampler's per-series outcomes in a study cell: the point estimate, bootstrap
-    SE and resolved block length of each series, and each interval kind's bounds."""
+    SE and resolved block length of each series, and each interval kind's bounds.
+
+    Attributes
+    ----------
+    point, standard_error, block_length : tuple of float
+        Per series: the estimate, bootstrap SE and resolved block length.
+    intervals : mapping
+        Interval kind -> bound name -> per-series bounds.
+    """
 
     point: tuple[float, ...]
     standard_error: tuple[float, ...]
@@ -258,7 +469,17 @@ class ResamplerColumn(_Record):
 
 @dataclass(frozen=True)
 class StudyCell(_Record):
-    """Every series' outcomes at one series length ``n``."""
+    """Every series' outcomes at one series length ``n``.
+
+    Attributes
+    ----------
+    n : int
+        The series length.
+    truth : CellTruth
+        What the cell is judged against.
+    resamplers : mapping of str to ResamplerColumn
+        Each resampler's outcomes.
+    """
 
     n: int
     truth: CellTruth
@@ -268,7 +489,21 @@ class StudyCell(_Record):
 @dataclass(frozen=True)
 class CoverageRow(_Record):
     """Coverage of one (n, resampler, kind): hits of ``trials`` series, its Monte Carlo SE
-    and Wilson 95% interval, and the intervals' mean and median width (data units)."""
+    and Wilson 95% interval, and the intervals' mean and median width (data units).
+
+    Attributes
+    ----------
+    n, resampler, kind
+        The row's cell, resampler and interval kind.
+    hits, trials : int
+        Intervals that covered the truth, of all series.
+    coverage, mc_se : float
+        hits / trials and its Monte Carlo SE.
+    wilson_low, wilson_high : float
+        The Wilson 95% interval of the coverage.
+    mean_width, median_width : float
+        The intervals' widths, in data units.
+    """
 
     n: int
     resampler: str
@@ -285,7 +520,17 @@ class CoverageRow(_Record):
 
 @dataclass(frozen=True)
 class StandardErrorRow(_Record):
-    """Mean bootstrap SE over true SE, and mean resolved block length, of one (n, resampler)."""
+    """Mean bootstrap SE over true SE, and mean resolved block length, of one (n, resampler).
+
+    Attributes
+    ----------
+    n, resampler
+        The cell and resampler.
+    mean_se_ratio : float
+        Mean bootstrap SE over true SE.
+    mean_block_length : float
+        Mean resolved block length.
+    """
 
     n: int
     resampler: str
@@ -295,7 +540,19 @@ class StandardErrorRow(_Record):
 
 @dataclass(frozen=True)
 class CriterionVerdict(_Record):
-    """A registered criterion's verdict: ``judged`` False when its cells were not run."""
+    """A registered criterion's verdict: ``judged`` False when its cells were not run.
+
+    Attributes
+    ----------
+    id, statement, rationale : str
+        The registered criterion.
+    passed : bool
+        Its verdict.
+    judged : bool
+        False when its cells were not run.
+    detail : str
+        The figures behind the verdict.
+    """
 
     id: str
     statement: str
@@ -307,7 +564,27 @@ class CriterionVerdict(_Record):
 
 @dataclass(frozen=True)
 class PublishedComparison(_Record):
-    """Our figure beside a published one, with z combining both Monte Carlo errors."""
+    """Our figure beside a published one, with z combining both Monte Carlo errors.
+
+    Attributes
+    ----------
+    resampler, kind : str
+        What is compared.
+    n : int
+        The series length.
+    ours : float or None
+        Our figure (None when not run).
+    published : float
+        The published figure.
+    published_series : int or None
+        How many series the published figure used.
+    source : str
+        The publication.
+    z : float or None
+        The difference over both Monte Carlo errors combined.
+    measure : str or None
+        What is measured, when not coverage.
+    """
 
     resampler: str
     kind: str
@@ -324,7 +601,21 @@ class PublishedComparison(_Record):
 
 @dataclass(frozen=True)
 class StudyResults(_Record):
-    """The deterministic part of a study receipt (what ``results_sha256`` hashes)."""
+    """The deterministic part of a study receipt (what ``results_sha256`` hashes).
+
+    Attributes
+    ----------
+    cells : tuple of StudyCell
+        Per-series outcomes by n.
+    coverage : tuple of CoverageRow
+        Coverage rows.
+    standard_errors : tuple of StandardErrorRow
+        SE rows.
+    criteria : tuple of CriterionVerdict
+        Criterion verdicts.
+    published : tuple of PublishedComparison
+        Comparisons with published figures.
+    """
 
     cells: tuple[StudyCell, ...]
     coverage: tuple[CoverageRow, ...]
@@ -336,7 +627,17 @@ class StudyResults(_Record):
 @dataclass(frozen=True)
 class StudyBody(_Record):
     """A study receipt's body; the protocol, profile, design, peers and execution stay
-    mappings (their keys are the protocol's, documented in docs/protocols.md)."""
+    mappings (their keys are the protocol's, documented in docs/protocols.md).
+
+    Attributes
+    ----------
+    study, profile, design, peers, execution : mapping
+        The protocol's blocks, as read.
+    results_sha256 : str
+        SHA-256 of the canonical JSON of ``results``.
+    results : StudyResults
+        The deterministic results.
+    """
 
     study: Mapping[str, object]
     profile: Mapping[str, object]
@@ -358,7 +659,36 @@ class Receipt:
     """A loaded receipt: its ``kind``, schema version, provenance, body and content hash.
 
     ``body`` is a :class:`BenchBody` or :class:`StudyBody` for those kinds, else a
-    read-only mapping of the JSON body."""
+    read-only mapping of the JSON body.
+
+    Attributes
+    ----------
+    kind : str
+        The receipt kind (:data:`bootmark.receipts.KINDS`).
+    schema_version : int
+        The schema version it was written under.
+    provenance : Provenance
+        Where and with what it was made.
+    body : BenchBody, StudyBody or mapping
+        The body.
+    content_sha256 : str
+        The content hash (:func:`bootmark.receipts.content_hash`).
+
+    See Also
+    --------
+    load : load and type a receipt file.
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import records, workspace
+    >>> folder = os.path.join(workspace.find().root, "receipts", "bench")
+    >>> receipt = records.load(os.path.join(folder, "bench-amd-epyc-20261203T181926Z-f0d3e52745.json"))
+    >>> receipt.kind, type(receipt.body).__name__
+    ('bench', 'BenchBody')
+    >>> records.Receipt.from_json(receipt.to_json()) == receipt
+    True
+    """
 
     kind: str
     schema_version: int
@@ -403,7 +733,42 @@ def _thawed(value):
     return value
 
 
-def load(path):
+def load(path: str) -> Receipt:
     """Load, validate (schema and hash: :func:`bootmark.receipts.load_receipt`) and type
-    the receipt at ``path``; a :class:`Receipt`."""
+    the receipt at ``path``; a :class:`Receipt`.
+
+    Parameters
+    ----------
+    path : str
+        A receipt file.
+
+    Returns
+    -------
+    Receipt
+        The typed receipt; ``to_json()`` gives back the dict read.
+
+    Raises
+    ------
+    bootmark.receipts.ReceiptError
+        The file cannot be read or fails its schema, its hash or its schema version.
+    ValueError
+        The receipt holds a key its record does not know.
+
+    See Also
+    --------
+    bootmark.receipts.load_receipt : the same, as a dict.
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import records, workspace
+    >>> folder = os.path.join(workspace.find().root, "receipts", "bench")
+    >>> receipt = records.load(os.path.join(folder, "bench-amd-epyc-20261203T181926Z-f0d3e52745.json"))
+    >>> receipt.body.cells[0].ratios["arch"].confidence
+    0.95
+    >>> records.load(os.path.join(folder, "README.md"))
+    Traceback (most recent call last):
+        ...
+    bootmark.receipts.ReceiptError: ...README.md: not a JSON receipt (...)
+    """
     return Receipt.from_json(receipts.load_receipt(path))

@@ -5,17 +5,48 @@ exactly that section; ``render_section`` is also what the test compares README a
 so a hand-typed or stale figure fails the suite.
 """
 
+from __future__ import annotations
+
 import os
+from collections.abc import Sequence
 
 from . import bench, memory, receipts, workspace
+
+__all__ = [
+    "BEGIN",
+    "END",
+    "current_section",
+    "is_current",
+    "newest_full_receipt",
+    "newest_receipts",
+    "render_section",
+    "replace_section",
+    "update_readme",
+]
 
 BEGIN = "<!-- scoreboard:begin (rendered by `bootmark scoreboard --readme`; do not edit) -->"
 END = "<!-- scoreboard:end -->"
 MODEL_SPEED_BAR = 10.0  # issue 6: the fused refit must beat tsbootstrap's residual workflow by 10x
 
 
-def newest_full_receipt(directory=None):
-    """The newest full-profile bench receipt in ``directory`` (default: the workspace's), or None."""
+def newest_full_receipt(directory: str | None = None) -> str | None:
+    """The newest full-profile bench receipt in ``directory`` (default: the workspace's), or None.
+
+    Parameters
+    ----------
+    directory : str, optional
+        A folder of bench receipts.
+
+    Returns
+    -------
+    str or None
+        The receipt's path, None when there is none.
+
+    Raises
+    ------
+    bootmark.receipts.ReceiptError
+        A bench receipt in the folder cannot be loaded.
+    """
     return receipts.newest_receipt(
         workspace.directory_for("bench", directory), "bench", lambda receipt: receipt["body"]["profile"] == "full"
     )
@@ -25,11 +56,31 @@ def _has_model_cells(receipt):
     return any(cell["method"] in bench.MODEL_METHODS for cell in receipt["body"]["cells"])
 
 
-def newest_receipts(bench_directory=None, memory_directory=None):
+def newest_receipts(
+    bench_directory: str | None = None, memory_directory: str | None = None
+) -> tuple[str, str, str | None, str | None]:
     """(newest full bench receipt, newest memory receipt, newest bench receipt with
     model-based cells or None, newest "intervals" bench receipt or None), from the
     workspace's receipt folders unless named; FileNotFoundError if either of the first
-    two is missing."""
+    two is missing.
+
+    Parameters
+    ----------
+    bench_directory, memory_directory : str, optional
+        Folders of bench and memory receipts (default: the workspace's).
+
+    Returns
+    -------
+    tuple
+        Four paths, the last two possibly None: the arguments of :func:`render_section`.
+
+    Raises
+    ------
+    FileNotFoundError
+        No full bench receipt or no memory receipt was found.
+    bootmark.receipts.ReceiptError
+        A receipt in the folders cannot be loaded.
+    """
     bench_directory = workspace.directory_for("bench", bench_directory)
     speed = newest_full_receipt(bench_directory)
     peak = receipts.newest_receipt(workspace.directory_for("memory", memory_directory), "memory")
@@ -111,11 +162,40 @@ def _memory_part(path):
     )
 
 
-def render_section(path, memory_path=None, model_path=None, interval_path=None):
+def render_section(
+    path: str, memory_path: str | None = None, model_path: str | None = None, interval_path: str | None = None
+) -> str:
     """The marked section: the speed table of the bench receipt at ``path`` (hardware and
     versions first), the memory table of the receipt at ``memory_path`` if given, the
     model-based cells of ``model_path`` and the interval costs of ``interval_path`` if
-    given."""
+    given.
+
+    Parameters
+    ----------
+    path : str
+        A full-profile bench receipt.
+    memory_path, model_path, interval_path : str, optional
+        A memory receipt, a bench receipt with model-based cells, an intervals receipt.
+
+    Returns
+    -------
+    str
+        The section, from :data:`BEGIN` to :data:`END`.
+
+    Raises
+    ------
+    bootmark.receipts.ReceiptError
+        A receipt cannot be loaded.
+
+    Examples
+    --------
+    >>> import os
+    >>> from bootmark import scoreboard, workspace
+    >>> folder = os.path.join(workspace.find().root, "receipts", "bench")
+    >>> section = scoreboard.render_section(os.path.join(folder, "bench-amd-epyc-20261203T200042Z-bba6c22628.json"))
+    >>> section.startswith(scoreboard.BEGIN), section.endswith(scoreboard.END)
+    (True, True)
+    """
     receipt = receipts.load_receipt(path)
     provenance = receipt["provenance"]
     versions = provenance["versions"]
@@ -168,25 +248,117 @@ def render_section(path, memory_path=None, model_path=None, interval_path=None):
     return f"{BEGIN}\n{header}{skipped}\n\n{bench.render_table(full)}{scaling}{peak}{model}\n{END}"
 
 
-def replace_section(text, section):
-    """``text`` with its marked section replaced by ``section``."""
+def replace_section(text: str, section: str) -> str:
+    """``text`` with its marked section replaced by ``section``.
+
+    Parameters
+    ----------
+    text : str
+        A README holding one section between :data:`BEGIN` and :data:`END`.
+    section : str
+        The new section, markers included (:func:`render_section`).
+
+    Returns
+    -------
+    str
+        ``text`` with the section replaced; the rest unchanged.
+
+    Raises
+    ------
+    ValueError
+        ``text`` does not hold exactly one marked section.
+
+    Examples
+    --------
+    >>> from bootmark.scoreboard import BEGIN, END, replace_section
+    >>> text = f"# README\\n{BEGIN}\\nold\\n{END}\\nmore\\n"
+    >>> replace_section(text, f"{BEGIN}\\nnew\\n{END}") == f"# README\\n{BEGIN}\\nnew\\n{END}\\nmore\\n"
+    True
+    >>> replace_section("no markers", "")
+    Traceback (most recent call last):
+        ...
+    ValueError: README.md must hold exactly one scoreboard section between its markers
+    """
     if text.count(BEGIN) != 1 or text.count(END) != 1 or text.index(BEGIN) > text.index(END):
         raise ValueError("README.md must hold exactly one scoreboard section between its markers")
     return text[: text.index(BEGIN)] + section + text[text.index(END) + len(END) :]
 
 
-def current_section(text):
+def current_section(text: str) -> str:
+    """The marked section of ``text``, markers included.
+
+    Parameters
+    ----------
+    text : str
+        A README holding a section between :data:`BEGIN` and :data:`END`.
+
+    Returns
+    -------
+    str
+        The section.
+
+    Raises
+    ------
+    ValueError
+        A marker is missing.
+
+    Examples
+    --------
+    >>> from bootmark.scoreboard import BEGIN, END, current_section
+    >>> current_section(f"# README\\n{BEGIN}\\ntable\\n{END}\\nmore\\n") == f"{BEGIN}\\ntable\\n{END}"
+    True
+    """
     return text[text.index(BEGIN) : text.index(END) + len(END)]
 
 
-def is_current(text, paths):
-    """Whether README ``text`` holds exactly what the receipts at ``paths`` render."""
+def is_current(text: str, paths: Sequence[str | None]) -> bool:
+    """Whether README ``text`` holds exactly what the receipts at ``paths`` render.
+
+    Parameters
+    ----------
+    text : str
+        A README with a marked section.
+    paths : sequence of str or None
+        The arguments of :func:`render_section` (:func:`newest_receipts`).
+
+    Returns
+    -------
+    bool
+        True when the section equals the rendered one.
+
+    Raises
+    ------
+    ValueError
+        A marker is missing from ``text``.
+    bootmark.receipts.ReceiptError
+        A receipt cannot be loaded.
+    """
     return current_section(text) == render_section(*paths)
 
 
-def update_readme(readme=None, directory=None):
+def update_readme(readme: str | None = None, directory: str | None = None) -> tuple[str, str, str | None, str | None]:
     """Rewrite the workspace README's scoreboard (or ``readme``'s) from the newest
-    receipts; return their paths."""
+    receipts; return their paths.
+
+    Parameters
+    ----------
+    readme : str, optional
+        The README to rewrite (default: the workspace's).
+    directory : str, optional
+        The folder of bench receipts (default: the workspace's).
+
+    Returns
+    -------
+    tuple
+        The receipts rendered (:func:`newest_receipts`).
+
+    Raises
+    ------
+    FileNotFoundError
+        A needed receipt is missing.
+    ValueError
+        The README does not hold exactly one marked section.
+    """
     readme = readme or workspace.find().readme
     paths = newest_receipts(directory)
     with open(readme) as stream:

@@ -16,19 +16,52 @@ functions and quantiles). With 15 to 50 rounds we take b = round(S ** (1/3)), at
 fixed seed, so the same samples always give the same interval.
 """
 
+from __future__ import annotations
+
 import math
 import statistics
 import time
+from collections.abc import Callable, Mapping, Sequence
+
+__all__ = ["RATIO_CONFIDENCE", "all_positive", "median_ratio", "ratio_block_length", "summary", "time_interleaved"]
 
 RATIO_CONFIDENCE = 0.95
 RATIO_REPLICATES = 2000
 RATIO_SEED = 20261202  # fixed: an interval is a function of the samples alone
 
 
-def time_interleaved(paths, warmups, samples, progress=None):
-    """{name: [seconds per round]} for a dict of zero-argument callables.
+def time_interleaved(
+    paths: Mapping[str, Callable[[], object]],
+    warmups: int,
+    samples: int,
+    progress: Callable[[], object] | None = None,
+) -> dict[str, list[float]]:
+    """Time zero-argument callables in interleaved rounds: {name: [seconds per round]}.
 
-    ``progress`` (optional) is called with no argument after each timed round."""
+    Every path first runs ``warmups`` times untimed; then, ``samples`` times, every path
+    runs once, in the order of ``paths``, each call timed with ``time.perf_counter``.
+
+    Parameters
+    ----------
+    paths : mapping of str to callable
+        The zero-argument callables to time, by name.
+    warmups : int
+        Untimed calls of each path before the first round.
+    samples : int
+        Timed rounds.
+    progress : callable, optional
+        Called with no argument after each timed round.
+
+    Returns
+    -------
+    dict of str to list of float
+        Each path's seconds, one per round, in round order.
+
+    See Also
+    --------
+    median_ratio : the ratio of two paths' times, with its interval.
+    summary : the median and minimum of one path's times.
+    """
     for run in paths.values():
         for _ in range(warmups):
             run()
@@ -43,14 +76,71 @@ def time_interleaved(paths, warmups, samples, progress=None):
     return times
 
 
-def ratio_block_length(rounds):
-    """Block length of the ratio bootstrap for ``rounds`` paired samples."""
+def ratio_block_length(rounds: int) -> int:
+    """Block length of the ratio bootstrap for ``rounds`` paired samples.
+
+    Parameters
+    ----------
+    rounds : int
+        The number of paired samples (timed rounds).
+
+    Returns
+    -------
+    int
+        ``round(rounds ** (1/3))``, at least 2.
+
+    Examples
+    --------
+    >>> from bootmark.timing import ratio_block_length
+    >>> ratio_block_length(15), ratio_block_length(50)
+    (2, 4)
+    """
     return max(2, round(rounds ** (1.0 / 3.0)))
 
 
-def median_ratio(numerators, denominators, confidence=RATIO_CONFIDENCE):
+def median_ratio(
+    numerators: Sequence[float], denominators: Sequence[float], confidence: float = RATIO_CONFIDENCE
+) -> dict[str, float]:
     """Median of per-round ratios numerator/denominator with a moving-block bootstrap
-    percentile interval: {"median", "ci_low", "ci_high", "confidence", "block_length"}."""
+    percentile interval.
+
+    The interval is the engine's ``conf_int`` of the median of the ratios with
+    ``MovingBlock(ratio_block_length(rounds))``, ``RATIO_REPLICATES`` replicates and the
+    fixed seed ``RATIO_SEED``, so the same samples always give the same interval.
+
+    Parameters
+    ----------
+    numerators, denominators : sequence of float
+        Paired times of the same rounds, in seconds (any common unit will do).
+    confidence : float, optional
+        The interval's confidence level (default 0.95).
+
+    Returns
+    -------
+    dict
+        ``{"median", "ci_low", "ci_high", "confidence", "block_length"}``, the keys of a
+        receipt's ratio (:class:`bootmark.records.Ratio`).
+
+    Raises
+    ------
+    ValueError
+        The sequences differ in length or hold fewer than 3 rounds.
+
+    See Also
+    --------
+    ratio_block_length : the block length used.
+    bootmark.records.Ratio : the typed record of the returned dict.
+
+    Examples
+    --------
+    >>> from bootmark.timing import median_ratio
+    >>> median_ratio([2.0, 2.2, 1.9, 2.1, 2.0], [1.0, 1.0, 1.0, 1.1, 1.0])
+    {'median': 2.0, 'ci_low': 1.9, 'ci_high': 2.2, 'confidence': 0.95, 'block_length': 2}
+    >>> median_ratio([1.0, 2.0], [1.0, 1.0])
+    Traceback (most recent call last):
+        ...
+    ValueError: need at least 3 paired rounds, got 2 and 2
+    """
     # late on purpose: `bootmark versus` workers import this module before they choose
     # which source tree's engine to load (head_to_head.import_engine)
     from bootmark import engine
@@ -76,10 +166,46 @@ def median_ratio(numerators, denominators, confidence=RATIO_CONFIDENCE):
     }
 
 
-def summary(samples):
-    """{"samples_s", "median_s", "min_s"} of a list of seconds."""
+def summary(samples: Sequence[float]) -> dict[str, object]:
+    """The receipt summary of one path's times: its samples, median and minimum.
+
+    Parameters
+    ----------
+    samples : sequence of float
+        One path's seconds per round (non-empty).
+
+    Returns
+    -------
+    dict
+        ``{"samples_s": list, "median_s": float, "min_s": float}``, in seconds (the keys
+        of :class:`bootmark.records.PathTiming`).
+
+    Examples
+    --------
+    >>> from bootmark.timing import summary
+    >>> summary([0.003, 0.001, 0.002])
+    {'samples_s': [0.003, 0.001, 0.002], 'median_s': 0.002, 'min_s': 0.001}
+    """
     return {"samples_s": list(samples), "median_s": statistics.median(samples), "min_s": min(samples)}
 
 
-def all_positive(samples):
+def all_positive(samples: Sequence[float]) -> bool:
+    """Whether every sample is a finite float above zero (a bench tripwire).
+
+    Parameters
+    ----------
+    samples : sequence of float
+        Times in seconds.
+
+    Returns
+    -------
+    bool
+        False when any sample is zero, negative, non-finite or not a float.
+
+    Examples
+    --------
+    >>> from bootmark.timing import all_positive
+    >>> all_positive([0.5, 1.25]), all_positive([0.5, 0.0]), all_positive([1])
+    (True, False, False)
+    """
     return all(isinstance(s, float) and math.isfinite(s) and s > 0 for s in samples)

@@ -44,8 +44,8 @@ __all__ = [
     "writable_directory",
 ]
 
-ENVIRONMENT_VARIABLE = "BOOTMARK_WORKSPACE"
-CONFIG_FILE = "bootmark.toml"
+ENVIRONMENT_VARIABLE = "BOOTMARK_WORKSPACE"  # names the workspace folder (rule 2 above)
+CONFIG_FILE = "bootmark.toml"  # marks a workspace folder and configures it
 FOLDER_KEYS = {"receipts": "receipts", "runs": "runs", "protocols": "protocols"}
 # Receipt kind -> folder under the receipts folder.
 RECEIPT_FOLDERS = {
@@ -89,7 +89,20 @@ GITIGNORE_TEMPLATE = "runs/\n"
 
 
 class WorkspaceError(ValueError):
-    """A workspace that cannot be used: the message names the file or folder and the fix."""
+    """A workspace that cannot be used: the message names the file or folder and the fix.
+
+    A ``ValueError``, raised by :func:`find`, :func:`init` and :func:`writable_directory`.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from bootmark import workspace
+    >>> with tempfile.TemporaryDirectory() as scratch:
+    ...     workspace.find(os.path.join(scratch, "missing"))
+    Traceback (most recent call last):
+        ...
+    bootmark.workspace.WorkspaceError: workspace .../missing (--workspace) is not a folder; ...
+    """
 
 
 @dataclass(frozen=True)
@@ -107,6 +120,21 @@ class Workspace:
         The ``bootmark.toml`` or ``pyproject.toml`` that configures it, if any.
     receipts, runs, protocols : str
         The receipts folder, the run-directory folder and the user-protocol folder.
+
+    See Also
+    --------
+    find : the workspace in use.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from bootmark import workspace
+    >>> with tempfile.TemporaryDirectory() as scratch:
+    ...     used = workspace.find(scratch)
+    ...     print(used.found_by, used.config_file)
+    ...     print(os.path.relpath(used.receipts, used.root), os.path.relpath(used.charts, used.root))
+    --workspace None
+    receipts receipts/studies/charts
     """
 
     root: str
@@ -117,7 +145,32 @@ class Workspace:
     protocols: str
 
     def receipt_directory(self, kind: str) -> str:
-        """The folder receipts of ``kind`` (bench, memory, study, process, truth) go in."""
+        """The folder receipts of ``kind`` (bench, memory, study, process, truth) go in.
+
+        Parameters
+        ----------
+        kind : str
+            A receipt kind.
+
+        Returns
+        -------
+        str
+            An absolute folder under :attr:`receipts` (it may not exist yet).
+
+        Raises
+        ------
+        ValueError
+            ``kind`` is not a receipt kind.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from bootmark import workspace
+        >>> with tempfile.TemporaryDirectory() as scratch:
+        ...     used = workspace.find(scratch)
+        ...     print(os.path.relpath(used.receipt_directory("truth"), used.root))
+        receipts/studies/truth
+        """
         if kind not in RECEIPT_FOLDERS:
             raise ValueError(f"no receipt kind {kind!r}; kinds are {', '.join(RECEIPT_FOLDERS)}")
         return os.path.join(self.receipts, RECEIPT_FOLDERS[kind])
@@ -134,7 +187,29 @@ class Workspace:
 
     def shown(self, path: str) -> str:
         """``path`` as rendered text shows it: relative to the workspace root when inside
-        it, else as given."""
+        it, else as given.
+
+        Parameters
+        ----------
+        path : str
+            Any path.
+
+        Returns
+        -------
+        str
+            The path relative to :attr:`root` when it lies inside, else ``path``.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from bootmark import workspace
+        >>> with tempfile.TemporaryDirectory() as scratch:
+        ...     used = workspace.find(scratch)
+        ...     print(used.shown(os.path.join(scratch, "receipts", "bench", "a.json")))
+        ...     print(used.shown("/elsewhere/b.json"))
+        receipts/bench/a.json
+        /elsewhere/b.json
+        """
         absolute = os.path.realpath(path)
         return os.path.relpath(absolute, self.root) if absolute.startswith(self.root + os.sep) else path
 
@@ -208,10 +283,41 @@ def find(explicit: str | None = None, *, start: str | None = None) -> Workspace:
     start : str, optional
         Where the upward search begins (default: the current directory).
 
+    Returns
+    -------
+    Workspace
+        The workspace, its folders absolute.
+
     Raises
     ------
     WorkspaceError
         The named folder does not exist, or its config is unreadable or has unknown keys.
+
+    See Also
+    --------
+    init : make a folder a workspace.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from bootmark import workspace
+    >>> with tempfile.TemporaryDirectory() as scratch:
+    ...     nested = os.path.join(scratch, "a", "b")
+    ...     os.makedirs(nested)
+    ...     with open(os.path.join(scratch, "bootmark.toml"), "w") as config:
+    ...         _ = config.write('receipts = "results"')
+    ...     used = workspace.find(start=nested)
+    ...     print(used.root == os.path.realpath(scratch), os.path.basename(used.found_by))
+    ...     print(os.path.relpath(used.receipt_directory("bench"), used.root))
+    True bootmark.toml
+    results/bench
+    >>> with tempfile.TemporaryDirectory() as scratch:
+    ...     with open(os.path.join(scratch, "bootmark.toml"), "w") as config:
+    ...         _ = config.write('reciepts = "results"')
+    ...     workspace.find(start=scratch)
+    Traceback (most recent call last):
+        ...
+    bootmark.workspace.WorkspaceError: .../bootmark.toml: unknown key(s) reciepts; ...
     """
     if explicit:
         return _at(explicit, "--workspace")
@@ -235,10 +341,34 @@ def init(directory: str) -> list[str]:
 
     Existing files are left as they are (and not listed); returns the paths written.
 
+    Parameters
+    ----------
+    directory : str
+        The folder to set up; created if missing.
+
+    Returns
+    -------
+    list of str
+        The absolute paths written, folders ending in the path separator.
+
     Raises
     ------
     WorkspaceError
         ``directory`` is already configured as a workspace, or cannot be written.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from bootmark import workspace
+    >>> with tempfile.TemporaryDirectory() as scratch:
+    ...     written = [os.path.relpath(path, scratch) for path in workspace.init(scratch)]
+    ...     try:
+    ...         workspace.init(scratch)
+    ...     except workspace.WorkspaceError as error:
+    ...         print(str(error).endswith("/bootmark.toml); nothing to do"))
+    True
+    >>> written
+    ['protocols', 'receipts/bench', 'receipts/memory', 'receipts/studies', 'bootmark.toml', 'README.md', '.gitignore']
     """
     directory = os.path.abspath(directory)
     existing = _config_in(directory) if os.path.isdir(directory) else None
@@ -276,7 +406,33 @@ def init(directory: str) -> list[str]:
 
 def directory_for(kind: str, given: str | None = None) -> str:
     """``given`` when a caller named a folder, else the workspace's folder for receipts of
-    ``kind`` (resolved now, from the environment and the current directory)."""
+    ``kind`` (resolved now, from the environment and the current directory).
+
+    Parameters
+    ----------
+    kind : str
+        A receipt kind (:meth:`Workspace.receipt_directory`).
+    given : str, optional
+        A folder the caller named (``--output-dir``), returned as is.
+
+    Returns
+    -------
+    str
+        The folder.
+
+    Raises
+    ------
+    WorkspaceError
+        No folder was given and the workspace cannot be found (:func:`find`).
+    ValueError
+        No folder was given and ``kind`` is not a receipt kind.
+
+    Examples
+    --------
+    >>> from bootmark import workspace
+    >>> workspace.directory_for("bench", "elsewhere/bench")
+    'elsewhere/bench'
+    """
     return given if given else find().receipt_directory(kind)
 
 
@@ -284,10 +440,31 @@ def writable_directory(kind: str, given: str | None = None) -> str:
     """:func:`directory_for`, created if missing and checked writable, so a long run learns
     before it starts, not after, that its receipt cannot be written.
 
+    Parameters
+    ----------
+    kind : str
+        A receipt kind.
+    given : str, optional
+        A folder the caller named, used instead of the workspace's.
+
+    Returns
+    -------
+    str
+        The folder, which exists and is writable.
+
     Raises
     ------
     WorkspaceError
         The folder cannot be created or written; the message names it and the fix.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from bootmark import workspace
+    >>> with tempfile.TemporaryDirectory() as scratch:
+    ...     folder = workspace.writable_directory("memory", os.path.join(scratch, "memory"))
+    ...     print(os.path.isdir(folder))
+    True
     """
     folder = directory_for(kind, given)
     try:
