@@ -217,11 +217,10 @@ class ComparisonVerdict:
 
 def _typed(receipt):
     """A bench receipt as a :class:`~bootmark.records.Receipt` (dicts are read once here)."""
-    if isinstance(receipt, records.Receipt):
-        return receipt
-    if receipt.get("kind") != "bench":
-        raise ComparisonError(f"only bench receipts can be compared; got a {receipt.get('kind')!r} receipt")
-    return records.Receipt.from_json(receipt)
+    kind = receipt.kind if isinstance(receipt, records.Receipt) else receipt.get("kind")
+    if kind != "bench":
+        raise ComparisonError(f"only bench receipts can be compared; got a {kind!r} receipt")
+    return receipt if isinstance(receipt, records.Receipt) else records.Receipt.from_json(receipt)
 
 
 def _cells(receipt):

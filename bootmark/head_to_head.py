@@ -58,8 +58,6 @@ from .records import CellSpec, PathTiming, Ratio, SourceState
 
 TREE_FOLDERS = ("engine", "reference")
 REPLY_TIMEOUT_S = 900.0  # a first call compiles the engine (about 10 s here); a hang must still end
-# engine.parallel's switch, spelled out: importing this module (the CLI does, for --help)
-# must not load the engine.
 BASELINE, CURRENT = "baseline", "current"
 
 

@@ -751,8 +751,8 @@ def load(path: str) -> Receipt:
     ------
     bootmark.receipts.ReceiptError
         The file cannot be read or fails its schema, its hash or its schema version.
-    ValueError
-        The receipt holds a key its record does not know.
+        Also when the receipt holds a key its record does not know (the schema leaves some
+        objects open; a receipt from a newer bootmark may use that room).
 
     See Also
     --------
@@ -771,4 +771,11 @@ def load(path: str) -> Receipt:
         ...
     bootmark.receipts.ReceiptError: ...README.md: not a JSON receipt (...)
     """
-    return Receipt.from_json(receipts.load_receipt(path))
+    raw = receipts.load_receipt(path)
+    try:
+        return Receipt.from_json(raw)
+    except (ValueError, KeyError, TypeError) as error:
+        raise receipts.ReceiptError(
+            f"{path}: valid for its schema, but this bootmark's records cannot read it ({error}); "
+            "upgrade bootmark, or read it as a dict with bootmark.receipts.load_receipt"
+        ) from None

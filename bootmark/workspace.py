@@ -72,7 +72,7 @@ What goes where (all paths relative to this folder):
 | path | what | commit it? |
 |---|---|---|
 | `bootmark.toml` | marks this folder as a workspace; names the folders below | yes |
-| `protocols/` | your study protocols, `<ID>-v<N>.toml`; run one with `bootmark study run <ID>` | yes |
+| `protocols/` | your study protocols, `<ID>-v<N>.toml`; run one with `bootmark study run <ID>` or `bootmark study run protocols/<file>` | yes |
 | `receipts/bench/`, `receipts/memory/` | speed and memory receipts (`bootmark bench`, `bootmark memory`) | yes |
 | `receipts/studies/` | coverage-study receipts (`bootmark study run`), truths and charts | yes |
 | `runs/` | checkpoints of study runs, for `bootmark study run --resume` | no |

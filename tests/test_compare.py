@@ -1,12 +1,14 @@
 """The comparator's rules, with the negative controls issue 4 names."""
 
 import copy
+import glob
 import json
+import os
 
 import pytest
 from test_receipts import synthetic_cell, synthetic_receipt
 
-from bootmark import compare, receipts, timing
+from bootmark import compare, receipts, records, timing, workspace
 
 
 def _grid(engine_scale=1.0, arch_scale=1.0, slowed_cell=None, seed_offset=0):
@@ -73,6 +75,36 @@ def test_receipts_of_other_kinds_or_with_nothing_in_common_cannot_be_compared():
     lone = synthetic_receipt([synthetic_cell("iid", 200, 999)])
     with pytest.raises(compare.ComparisonError, match="no cell in common"):
         compare.compare(_grid(), lone)
+
+
+def test_typed_receipts_of_other_kinds_are_refused_too(tmp_path, capsys):
+    """compare_paths reads records; a study or truth receipt is refused by kind, not by
+    an AttributeError (the command line's exit 2, not 70)."""
+    from bootmark.cli import main
+
+    root = workspace.find().root
+    bench_path = os.path.join(root, "receipts", "bench", "bench-amd-epyc-20261203T221558Z-dd88ddf67d.json")
+    truth_path = glob.glob(os.path.join(root, "receipts", "studies", "truth", "*.json"))[0]
+    with pytest.raises(compare.ComparisonError, match="got a 'truth' receipt"):
+        compare.compare(records.load(bench_path), records.load(truth_path))
+    assert main(["compare", bench_path, truth_path]) == compare.INCOMPARABLE
+    assert "only bench receipts" in capsys.readouterr().err
+
+
+def test_a_receipt_the_records_cannot_read_is_a_receipt_error(tmp_path):
+    """The schema leaves provenance.machine open; a key the records do not know is a
+    one-line ReceiptError (exit 2 from the command line), not a ValueError."""
+    raw = receipts.load_receipt(
+        os.path.join(workspace.find().root, "receipts", "bench", "bench-amd-epyc-20261203T221558Z-dd88ddf67d.json")
+    )
+    raw = copy.deepcopy(raw)
+    raw["provenance"]["machine"]["numa_nodes"] = 1
+    raw["content_sha256"] = receipts.content_hash(raw)
+    path = tmp_path / "extra.json"
+    path.write_text(json.dumps(raw))
+    receipts.load_receipt(str(path))  # the schema accepts it
+    with pytest.raises(receipts.ReceiptError, match="records cannot read it"):
+        records.load(str(path))
 
 
 def test_the_command_line_exit_codes(tmp_path, capsys):
