@@ -177,7 +177,6 @@ class ComparisonVerdict:
     """
 
     exit_code: int
-    verdict: str
     box_drift: float | None
     box_drift_limit: float
     comparable_boxes: bool
@@ -189,6 +188,11 @@ class ComparisonVerdict:
     new_sha: str | None
     unmatched_cells: tuple[tuple, ...]
     cells: tuple[ComparisonRow, ...]
+
+    @property
+    def verdict(self) -> str:
+        """The exit code's word: "pass", "regression" or "incomparable"."""
+        return {PASS: "pass", REGRESSION: "regression", INCOMPARABLE: "incomparable"}[self.exit_code]
 
     def to_json(self) -> dict:
         """The verdict as ``bootmark compare --json`` writes it.
@@ -412,7 +416,6 @@ def compare(
     exit_code = REGRESSION if regressed else PASS if comparable and judged else INCOMPARABLE
     return ComparisonVerdict(
         exit_code,
-        {PASS: "pass", REGRESSION: "regression", INCOMPARABLE: "incomparable"}[exit_code],
         drift,
         BOX_DRIFT,
         comparable,

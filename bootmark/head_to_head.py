@@ -448,8 +448,12 @@ class HeadToHeadVerdict:
     baseline_revision: str
     rounds: int
     cells: tuple[HeadToHeadRow, ...]
-    exit_code: int
     current: SourceState | None = None
+
+    @property
+    def exit_code(self) -> int:
+        """REGRESSION if any cell regressed, else PASS (derived from the rows)."""
+        return REGRESSION if any(row.regressed for row in self.cells) else PASS
 
 
 def compare_trees(
@@ -517,7 +521,7 @@ def compare_trees(
                     ratio["ci_low"] > allowed,
                 )
             )
-    return HeadToHeadVerdict(label, rounds, tuple(rows), REGRESSION if any(row.regressed for row in rows) else PASS)
+    return HeadToHeadVerdict(label, rounds, tuple(rows))
 
 
 def render_markdown(verdict: HeadToHeadVerdict) -> str:

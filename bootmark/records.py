@@ -22,6 +22,7 @@ that defaults to None and is left out of ``to_json`` when None (listed in each c
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from collections.abc import Mapping
@@ -59,6 +60,14 @@ def _frozen(mapping):
     return MappingProxyType(dict(mapping))
 
 
+@functools.cache
+def _hints(record_type):
+    """{field name: resolved annotation} of a record class, resolved once per class: a
+    study receipt holds thousands of records, and resolving string annotations is slow."""
+    resolved = typing.get_type_hints(record_type)
+    return {field.name: resolved[field.name] for field in dataclasses.fields(record_type)}
+
+
 class _Record:
     """``from_json`` / ``to_json`` by field, from the field annotations: a field typed as
     a record converts through it, ``tuple[X, ...]`` from a list, ``Mapping[str, X]`` from
@@ -69,16 +78,15 @@ class _Record:
     @classmethod
     def from_json(cls, data):
         """The record of the JSON object ``data`` (a dict as ``json.load`` gives it)."""
-        hints = typing.get_type_hints(cls)
-        names = {field.name for field in dataclasses.fields(cls)}
-        unknown = set(data) - names
+        hints = _hints(cls)
+        unknown = set(data) - set(hints)
         if unknown:
             raise ValueError(f"{cls.__name__}: unexpected keys {sorted(unknown)}")
         return cls(**{name: _convert(hints[name], value, True) for name, value in data.items()})
 
     def to_json(self):
         """The JSON object this record was read from (keys in field order)."""
-        hints = typing.get_type_hints(type(self))
+        hints = _hints(type(self))
         out = {}
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
