@@ -7,14 +7,38 @@ streams are bootmark's own.
 Each process is a frozen dataclass with
 
 * ``sample(n, seed)``: a float64 array of n observations;
-* ``truth(n, statistic)``: a :class:`Truth` for a study's statistic, ``"mean"`` (the
-  sample mean) or ``"ar1_slope"`` (the OLS slope of x_t on (1, x_{t-1})), by closed form
-  where one exists; :class:`HeteroskedasticAR1` has none and gets its truth from a
-  cached Monte Carlo receipt (``studies/truth.py``). A statistic a process has no truth
-  for raises a typed error.
+* ``truth(n, statistic)``: a :class:`Truth` for a study's statistic, a built-in name of
+  :mod:`bootmark.studies.statistics` as a protocol writes it (``"mean"``, ``"median"``,
+  ``"var"``, ``"std"``, ``"quantile:q"``, ``"acf:k"``, ``"ar1_slope"``, ``"ar_coef"``),
+  by closed form where one exists; :class:`HeteroskedasticAR1` has none and gets its
+  truth (``"ar1_slope"`` only) from a cached Monte Carlo receipt (``studies/truth.py``).
+  A statistic a process has no truth for raises a typed error; ``statistics`` lists
+  the families a process knows, and :func:`has_truth` asks.
 
 Stationary processes start from zero and drop ``burn_in`` values; the closed-form
-standard errors are the large-n ones, sqrt(long-run variance / n).
+standard errors are the large-n ones, sqrt(asymptotic variance / n).
+
+AR1, AR3 and ARMA11 are stationary Gaussian linear processes (Gaussian innovations,
+``bootmark.simulate.arma_path``), so every built-in statistic has a closed-form
+large-n truth from the autocovariances gamma_k = gamma_0 rho_k (sums over all integers
+k, truncated after ``BARTLETT_LAGS`` lags and added with math.fsum):
+
+* mean: 0; asymptotic variance the long-run variance sum_k gamma_k (as published);
+* var (ddof=0): gamma_0; 2 sum_k gamma_k**2 (Gaussian: no fourth cumulant);
+* std: sigma = sqrt(gamma_0); SE(var) / (2 sigma) (delta method);
+* median: 0; sigma**2 sum_k arcsin(rho_k), which is (1/f(0)**2) sum_k
+  Cov(1{X_0 <= 0}, 1{X_k <= 0}) by the orthant probability 1/4 + arcsin(rho)/(2 pi)
+  (i.i.d.: pi sigma**2 / 2);
+* quantile:q: sigma z_q; sigma**2 sum_k [Phi2(z_q, z_q; rho_k) - q**2] / phi(z_q)**2, the
+  k = 0 term q (1 - q) and the others by Plackett's identity
+  Phi2(h, h; rho) - Phi(h)**2 = int_0^rho exp(-h**2/(1+r)) / (2 pi sqrt(1-r**2)) dr,
+  taken with r = sin(t) (no endpoint singularity) by fixed-node Gauss-Legendre;
+* acf:k: rho_k; Bartlett's w_kk = sum_{m>=1} (rho_{m+k} + rho_{m-k} - 2 rho_k rho_m)**2;
+* ar1_slope and ar_coef (one statistic): rho_1; Bartlett's w_11.
+
+Every truth is pure-Python float arithmetic (exact fractions for Yule-Walker, no
+LAPACK, BLAS or scipy), so it has the same bits wherever the C library's exp, sin,
+asin and log round alike.
 
 Examples
 --------
@@ -28,9 +52,12 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from decimal import Decimal, localcontext
 from fractions import Fraction
+from statistics import NormalDist
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
@@ -38,6 +65,8 @@ import numpy as np
 
 from bootmark.reference.errors import ErrorCode, InvalidParameterError
 from bootmark.simulate import ar1, arma_path, series_length
+
+from . import statistics as builtin_statistics
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -54,6 +83,8 @@ __all__ = [
     "Truth",
     "ar1",
     "ar1_mean_standard_error",
+    "autocorrelations",
+    "has_truth",
     "make_process",
     "ols_ar1_slope",
 ]
@@ -150,14 +181,53 @@ def ar1_mean_standard_error(n: int, phi: float, innovation_sd: float = 1.0) -> f
     return sigma / math.sqrt(n) * math.sqrt((1.0 + phi) / (1.0 - phi))
 
 
-def _only_mean(statistic, process):
-    if statistic != "mean":
-        raise InvalidParameterError(
-            ErrorCode.STATISTIC,
-            "statistic",
-            f"{process} has no truth for {statistic!r}",
-            "use statistic = 'mean'" + (" or 'ar1_slope'" if process in ("ar1", "ar3") else ""),
-        )
+def _checked_statistic(process, name, statistic):
+    """``statistic`` parsed (:func:`bootmark.studies.statistics.parse`), if ``process``
+    has a truth for its family; else a typed error (code STATISTIC) naming ``name``."""
+    if builtin_statistics.is_builtin(statistic):
+        parsed = builtin_statistics.parse(statistic, "statistic")  # a malformed name: parse's own error
+        if parsed.family in process.statistics:
+            return parsed
+    knows_all = set(process.statistics) == set(builtin_statistics.FAMILIES)
+    raise InvalidParameterError(
+        ErrorCode.STATISTIC,
+        "statistic",
+        f"{name} has no truth for {statistic!r}",
+        f"use one of {builtin_statistics.FORMS if knows_all else ', '.join(process.statistics)}",
+    )
+
+
+def has_truth(process: Any, text: str) -> bool:
+    """Whether ``process`` has a truth for the statistic ``text``: the family of the parsed
+    name is in ``process.statistics``.
+
+    Parameters
+    ----------
+    process : object
+        A process of this module (or any object with a ``statistics`` tuple of families).
+    text : str
+        The statistic as a protocol writes it, e.g. ``"quantile:0.9"``.
+
+    Returns
+    -------
+    bool
+        False for a name that is not a built-in statistic (e.g. ``"pkg.mod:fn"``).
+
+    Raises
+    ------
+    bootmark.reference.errors.InvalidParameterError
+        A malformed built-in name, e.g. ``"quantile:2"`` (:func:`bootmark.studies.statistics.parse`).
+
+    Examples
+    --------
+    >>> has_truth(ARMA11(0.5, 0.3), "acf:2"), has_truth(HeteroskedasticAR1(), "median")
+    (True, False)
+    >>> has_truth(AR1(0.5), "pkg.mod:fn")
+    False
+    """
+    if not builtin_statistics.is_builtin(text):
+        return False
+    return builtin_statistics.parse(text, "statistic").family in getattr(process, "statistics", ())
 
 
 BARTLETT_LAGS = 2000  # terms of Bartlett's sum; the AR autocorrelations decay geometrically
@@ -182,12 +252,8 @@ def _solve_exactly(system, right):
     return [rows[r][size] / rows[r][r] for r in range(size)]
 
 
-def autocorrelations(phi: Sequence[float], lags: int = BARTLETT_LAGS) -> np.ndarray:
-    """rho_0..rho_lags of a stationary AR(p): Yule-Walker for rho_1..rho_p, then the recursion.
-
-    >>> autocorrelations((0.5,), lags=3)
-    array([1.    , 0.5   , 0.25  , 0.125 , 0.0625])
-    """
+def _yule_walker(phi):
+    """rho_1..rho_p of a stationary AR(p) as exact fractions (Yule-Walker)."""
     p = len(phi)
     exact = [Fraction(value) for value in phi]
     system = [[Fraction(int(k == j)) for j in range(p)] for k in range(p)]
@@ -198,10 +264,26 @@ def autocorrelations(phi: Sequence[float], lags: int = BARTLETT_LAGS) -> np.ndar
                 right[k - 1] += exact[j - 1]
             else:
                 system[k - 1][abs(k - j) - 1] -= exact[j - 1]
-    rho = [1.0, *(float(value) for value in _solve_exactly(system, right))]
+    return _solve_exactly(system, right)
+
+
+def autocorrelations(phi: Sequence[float], lags: int = BARTLETT_LAGS) -> np.ndarray:
+    """rho_0..rho_{lags + 1} of a stationary AR(p): Yule-Walker for rho_1..rho_p, then the recursion.
+
+    >>> autocorrelations((0.5,), lags=3)
+    array([1.    , 0.5   , 0.25  , 0.125 , 0.0625])
+    """
+    p = len(phi)
+    rho = [1.0, *(float(value) for value in _yule_walker(phi))]
     for k in range(p + 1, lags + 2):
         rho.append(sum(phi[j] * rho[k - 1 - j] for j in range(p)))
     return np.asarray(rho)
+
+
+def _ar_variance(phi, innovation_sd):
+    """gamma_0 = sd**2 / (1 - sum_j phi_j rho_j) of a stationary AR(p), exact, rounded once."""
+    explained = sum(Fraction(value) * r for value, r in zip(phi, _yule_walker(phi), strict=True))
+    return float(Fraction(innovation_sd) ** 2 / (1 - explained))
 
 
 def _slope_truth(rho, n):
@@ -215,11 +297,140 @@ def _slope_truth(rho, n):
     )
 
 
+_SLOPES = ("ar1_slope", "ar_coef")  # one statistic, two names: one truth
+GAUSSIAN_FAMILIES = builtin_statistics.FAMILIES  # the closed forms of AR1, AR3 and ARMA11
+_GAUSS_LEGENDRE_ORDER = 40  # nodes per panel (even: no node at 0)
+_GAUSS_LEGENDRE_PANELS = 4  # equal panels of [0, asin(rho)]
+_NEGLIGIBLE_RHO = 1e-20  # a quantile term with |rho_k| below it adds under 2e-20 (the integrand is ~1 near 0)
+
+
+def _legendre(order, x):
+    """(P_order(x), P_order'(x)) by the three-term recurrence, in x's arithmetic."""
+    previous, current = 1, x
+    for k in range(2, order + 1):
+        previous, current = current, ((2 * k - 1) * x * current - (k - 1) * previous) / k
+    return current, order * (x * current - previous) / (x * x - 1)
+
+
+@functools.cache
+def _gauss_legendre(order):
+    """Nodes and weights of ``order``-point Gauss-Legendre quadrature on [-1, 1].
+
+    Newton's method on the Legendre recurrence in 50-digit decimal arithmetic, from a
+    6-digit start, each node and weight rounded once to a float: the same bits on every
+    machine (no LAPACK eigenvalues, no libm rounding).
+
+    >>> nodes, weights = _gauss_legendre(2)
+    >>> nodes, weights
+    ((0.5773502691896257, -0.5773502691896257), (1.0, 1.0))
+    """
+    nodes, weights = [], []
+    with localcontext() as context:
+        context.prec = 50
+        for i in range(1, order // 2 + 1):
+            x = Decimal(f"{math.cos(math.pi * (i - 0.25) / (order + 0.5)):.6f}")
+            for _ in range(100):
+                value, slope = _legendre(order, x)
+                step = value / slope
+                x -= step
+                if abs(step) < Decimal("1e-45"):
+                    break
+            _, slope = _legendre(order, x)
+            weight = 2 / ((1 - x * x) * slope * slope)
+            nodes += [float(x), -float(x)]
+            weights += [float(weight), float(weight)]
+    return tuple(nodes), tuple(weights)
+
+
+def _scaled_orthant_excess(h, rho):
+    """[Phi2(h, h; rho) - Phi(h)**2] / phi(h)**2, for |rho| < 1.
+
+    Plackett's identity gives Phi2(h, h; rho) - Phi(h)**2 = int_0^rho exp(-h**2/(1+r)) /
+    (2 pi sqrt(1 - r**2)) dr; with r = sin(t), and phi(h)**2 = exp(-h**2) / (2 pi), that is
+    int_0^asin(rho) exp(h**2 sin(t) / (1 + sin(t))) dt, whose integrand is smooth (the
+    substitution removes the 1/sqrt(1 - r**2) singularities). Composite Gauss-Legendre,
+    ``_GAUSS_LEGENDRE_PANELS`` panels of ``_GAUSS_LEGENDRE_ORDER`` nodes, summed with
+    math.fsum (within 1e-15 relative of a 40-digit quadrature for |rho| <= 0.99, 1e-12
+    for |rho| <= 0.9999, 0 <= |h| <= 6).
+
+    >>> round(_scaled_orthant_excess(0.0, 0.5), 12) == round(math.asin(0.5), 12)
+    True
+    """
+    nodes, weights = _gauss_legendre(_GAUSS_LEGENDRE_ORDER)
+    square = h * h
+    half = math.asin(rho) / (2 * _GAUSS_LEGENDRE_PANELS)
+    terms = []
+    for panel in range(_GAUSS_LEGENDRE_PANELS):
+        centre = half * (2 * panel + 1)
+        for node, weight in zip(nodes, weights, strict=True):
+            sine = math.sin(centre + half * node)
+            terms.append(weight * half * math.exp(square * sine / (1.0 + sine)))
+    return math.fsum(terms)
+
+
+def _bartlett(rho, k):
+    """Bartlett's w_kk = sum_{m>=1} (rho_{m+k} + rho_{m-k} - 2 rho_k rho_m)**2 for
+    m = 1 .. len(rho) - k - 1 (every m whose rho_{m+k} ``rho`` holds), with math.fsum (for
+    k = 1 and ``BARTLETT_LAGS`` lags, the terms of :func:`_slope_truth`, in its order)."""
+    terms = [(rho[m + k] + rho[abs(m - k)] - 2.0 * rho[k] * rho[m]) ** 2 for m in range(1, len(rho) - k)]
+    return math.fsum(terms)
+
+
+@functools.lru_cache(maxsize=256)
+def _large_n(process, family, parameter):
+    """(value, asymptotic variance, source) of a built-in statistic of a stationary
+    Gaussian process with ``process.variance()`` = gamma_0 and
+    ``process.autocorrelations(lags)`` = rho_0..rho_{lags + 1}: the truth at every n but
+    the 1/n. Not the mean or the slope (their published forms are the processes' own)."""
+    gamma0 = process.variance()
+    sigma = math.sqrt(gamma0)
+    lags = f"|k| <= {BARTLETT_LAGS}"
+    if family == "acf":
+        # m = 1 .. k + BARTLETT_LAGS - 1, so m - k reaches BARTLETT_LAGS - 1 lags past the
+        # peak at m = k (for k = 1, _slope_truth's 2000 terms)
+        rho = process.autocorrelations(BARTLETT_LAGS + 2 * parameter - 2)
+        source = f"closed form: rho_{parameter}; SE sqrt(w_kk / n), Bartlett's formula for the lag-{parameter}"
+        return float(rho[parameter]), _bartlett(rho, parameter), source + " autocorrelation"
+    rho = process.autocorrelations(BARTLETT_LAGS)[1 : BARTLETT_LAGS + 1]
+    if family in ("var", "std"):
+        variance_of_var = 2.0 * gamma0 * gamma0 * math.fsum([1.0, *(2.0 * r * r for r in rho)])
+        if family == "var":
+            source = "closed form (Gaussian): var gamma_0; SE sqrt(2 sum_k gamma_k**2 / n)"
+            return gamma0, variance_of_var, f"{source}, {lags}"
+        source = "closed form (Gaussian): std sqrt(gamma_0); SE sqrt(2 sum_k gamma_k**2 / n) / (2 sigma) (delta method)"
+        return sigma, variance_of_var / (4.0 * gamma0), f"{source}, {lags}"
+    if family == "median":
+        total = math.fsum([math.pi / 2.0, *(2.0 * math.asin(r) for r in rho)])
+        source = "closed form (Gaussian): median 0; SE sigma sqrt(sum_k arcsin(rho_k) / n)"
+        return 0.0, gamma0 * total, f"{source}, {lags}"
+    # quantile:q
+    z = NormalDist().inv_cdf(parameter)
+    density = NormalDist().pdf(z)
+    total = math.fsum(
+        [
+            parameter * (1.0 - parameter) / (density * density),
+            *(2.0 * _scaled_orthant_excess(z, r) for r in rho if abs(r) >= _NEGLIGIBLE_RHO),
+        ]
+    )
+    source = (
+        "closed form (Gaussian): quantile sigma z_q; SE sigma sqrt(sum_k [Phi2(z_q, z_q; rho_k) - q**2] "
+        "/ phi(z_q)**2 / n), Phi2 - q**2 by Plackett's integral (Gauss-Legendre)"
+    )
+    return sigma * z, gamma0 * total, f"{source}, {lags}"
+
+
+def _gaussian_truth(process, n, statistic):
+    """The closed-form Truth of a parsed statistic other than the mean and the slope."""
+    value, variance, source = _large_n(process, statistic.family, statistic.parameter)
+    return Truth(value, math.sqrt(variance / series_length(n)), source)
+
+
 @dataclass(frozen=True)
 class AR1:
-    """AR(1) x_t = phi x_{t-1} + e_t, e_t ~ N(0, innovation_sd**2); statistic: the mean (true value 0).
+    """AR(1) x_t = phi x_{t-1} + e_t, e_t ~ N(0, innovation_sd**2).
 
-    Its truths are closed forms for ``"mean"`` and ``"ar1_slope"`` (``statistics``).
+    Its truths are closed forms for every built-in statistic (``statistics``; the module
+    docstring gives the formulas).
 
     Parameters
     ----------
@@ -255,7 +466,7 @@ class AR1:
     phi: float
     innovation_sd: float = 1.0
     burn_in: int = 500
-    statistics = ("mean", "ar1_slope")  # those truth() knows
+    statistics = GAUSSIAN_FAMILIES  # the families truth() knows
 
     def __post_init__(self):
         if not (isinstance(self.phi, (int, float)) and -1.0 < self.phi < 1.0):
@@ -286,6 +497,22 @@ class AR1:
         """
         return ar1(n, self.phi, innovation_sd=self.innovation_sd, burn_in=self.burn_in, seed=seed)
 
+    def variance(self) -> float:
+        """gamma_0 = innovation_sd**2 / (1 - phi**2), the process variance (squared data units).
+
+        >>> AR1(0.5).variance()
+        1.3333333333333333
+        """
+        return _ar_variance((self.phi,), self.innovation_sd)
+
+    def autocorrelations(self, lags: int = BARTLETT_LAGS) -> np.ndarray:
+        """rho_0..rho_{lags + 1} = phi**k (:func:`autocorrelations`).
+
+        >>> AR1(0.5).autocorrelations(2)
+        array([1.   , 0.5  , 0.25 , 0.125])
+        """
+        return autocorrelations((self.phi,), lags)
+
     def truth(self, n: int, statistic: str = "mean") -> Truth:
         """The closed-form :class:`Truth` of ``statistic`` at series length ``n``.
 
@@ -293,9 +520,12 @@ class AR1:
         ----------
         n : int
             Series length (observations).
-        statistic : {"mean", "ar1_slope"}, default "mean"
-            The sample mean (true value 0; SE by :func:`ar1_mean_standard_error`) or the
-            OLS slope of x_t on (1, x_{t-1}) (true value phi; SE by Bartlett's formula).
+        statistic : str, default "mean"
+            A built-in statistic as a protocol writes it (:mod:`bootmark.studies.statistics`):
+            the sample mean (true value 0; SE by :func:`ar1_mean_standard_error`), the OLS
+            slope of x_t on (1, x_{t-1}) as ``"ar1_slope"`` or ``"ar_coef"`` (true value phi;
+            SE by Bartlett's formula), or ``"median"``, ``"var"``, ``"std"``,
+            ``"quantile:q"``, ``"acf:k"`` (the module docstring's formulas).
 
         Returns
         -------
@@ -314,10 +544,17 @@ class AR1:
         (0.0, 0.141421)
         >>> AR1(0.5).truth(200, "ar1_slope").value
         0.5
+        >>> truth = AR1(0.0).truth(200, "median")  # i.i.d.: SE sqrt(pi / 2) sigma / sqrt(n)
+        >>> truth.value, round(truth.standard_error, 6), round(math.sqrt(math.pi / 2 / 200), 6)
+        (0.0, 0.088623, 0.088623)
+        >>> round(AR1(0.5).truth(200, "quantile:0.9").value, 6)
+        1.479808
         """
-        if statistic == "ar1_slope":
+        parsed = _checked_statistic(self, "ar1", statistic)
+        if parsed.family in _SLOPES:
             return _slope_truth(autocorrelations((self.phi,)), series_length(n))
-        _only_mean(statistic, "ar1")
+        if parsed.family != "mean":
+            return _gaussian_truth(self, n, parsed)
         return Truth(
             0.0,
             ar1_mean_standard_error(n, self.phi, self.innovation_sd),
@@ -327,9 +564,10 @@ class AR1:
 
 @dataclass(frozen=True)
 class AR3:
-    """AR(3) x_t = phi1 x_{t-1} + phi2 x_{t-2} + phi3 x_{t-3} + e_t; statistic: the mean (0).
+    """AR(3) x_t = phi1 x_{t-1} + phi2 x_{t-2} + phi3 x_{t-3} + e_t, e_t Gaussian.
 
-    Its truths are closed forms for ``"mean"`` and ``"ar1_slope"`` (``statistics``).
+    Its truths are closed forms for every built-in statistic (``statistics``; the module
+    docstring gives the formulas).
 
     Parameters
     ----------
@@ -353,6 +591,8 @@ class AR3:
     (50,)
     >>> round(process.truth(200).standard_error, 6)
     0.117851
+    >>> round(process.truth(200, "acf:2").value, 6)
+    0.052632
     """
 
     phi1: float
@@ -360,7 +600,7 @@ class AR3:
     phi3: float
     innovation_sd: float = 1.0
     burn_in: int = 500
-    statistics = ("mean", "ar1_slope")
+    statistics = GAUSSIAN_FAMILIES
 
     def __post_init__(self):
         _check_stationary_ar((self.phi1, self.phi2, self.phi3), "phi1, phi2, phi3")
@@ -370,6 +610,15 @@ class AR3:
         """``n`` observations (float64, shape (n,)) drawn with ``numpy.random.default_rng(seed)``."""
         return arma_path(n, (self.phi1, self.phi2, self.phi3), (), self.innovation_sd, self.burn_in, seed)
 
+    def variance(self) -> float:
+        """gamma_0 = sd**2 / (1 - phi1 rho_1 - phi2 rho_2 - phi3 rho_3) (squared data units), exact
+        Yule-Walker rounded once."""
+        return _ar_variance((self.phi1, self.phi2, self.phi3), self.innovation_sd)
+
+    def autocorrelations(self, lags: int = BARTLETT_LAGS) -> np.ndarray:
+        """rho_0..rho_{lags + 1} (:func:`autocorrelations`)."""
+        return autocorrelations((self.phi1, self.phi2, self.phi3), lags)
+
     def truth(self, n: int, statistic: str = "mean") -> Truth:
         """The closed-form :class:`Truth` of ``statistic`` at series length ``n``.
 
@@ -377,9 +626,11 @@ class AR3:
         ----------
         n : int
             Series length (observations).
-        statistic : {"mean", "ar1_slope"}, default "mean"
-            The sample mean (SE sqrt(long-run variance / n)) or the OLS AR(1) slope (true
-            value rho_1; SE by Bartlett's formula).
+        statistic : str, default "mean"
+            A built-in statistic as a protocol writes it: the sample mean (SE sqrt(long-run
+            variance / n)), the OLS AR(1) slope ``"ar1_slope"`` or ``"ar_coef"`` (true value
+            rho_1; SE by Bartlett's formula), or ``"median"``, ``"var"``, ``"std"``,
+            ``"quantile:q"``, ``"acf:k"`` (the module docstring's formulas).
 
         Returns
         -------
@@ -391,9 +642,11 @@ class AR3:
         bootmark.reference.errors.InvalidParameterError
             A statistic this process has no truth for.
         """
-        if statistic == "ar1_slope":
+        parsed = _checked_statistic(self, "ar3", statistic)
+        if parsed.family in _SLOPES:
             return _slope_truth(autocorrelations((self.phi1, self.phi2, self.phi3)), series_length(n))
-        _only_mean(statistic, "ar3")
+        if parsed.family != "mean":
+            return _gaussian_truth(self, n, parsed)
         long_run_sd = self.innovation_sd / abs(1.0 - self.phi1 - self.phi2 - self.phi3)
         return Truth(
             0.0,
@@ -404,9 +657,12 @@ class AR3:
 
 @dataclass(frozen=True)
 class ARMA11:
-    """ARMA(1,1) x_t = phi x_{t-1} + e_t + theta e_{t-1}; statistic: the mean (0).
+    """ARMA(1,1) x_t = phi x_{t-1} + e_t + theta e_{t-1}, e_t Gaussian.
 
-    Its only truth is the closed form for ``"mean"`` (``statistics``).
+    Its truths are closed forms for every built-in statistic (``statistics``; the module
+    docstring gives the formulas), from gamma_0 = sd**2 (1 + 2 phi theta + theta**2) /
+    (1 - phi**2), rho_1 = (1 + phi theta)(phi + theta) / (1 + 2 phi theta + theta**2) and
+    rho_k = phi**(k-1) rho_1.
 
     Parameters
     ----------
@@ -429,17 +685,23 @@ class ARMA11:
     >>> process = ARMA11(0.5, 0.3)
     >>> round(process.truth(200).standard_error, 6)
     0.183848
-    >>> process.truth(200, "ar1_slope")
+    >>> round(process.truth(200, "ar1_slope").value, 6)  # rho_1
+    0.661871
+    >>> process.truth(200, "quantile:1.5")
     Traceback (most recent call last):
         ...
-    bootmark.reference.errors.InvalidParameterError: statistic: arma11 has no truth for 'ar1_slope'. Fix: ... [BM303]
+    bootmark.reference.errors.InvalidParameterError: statistic: quantile:1.5: q must lie in (0, 1)... [BM303]
+    >>> process.truth(200, "pkg.mod:fn")
+    Traceback (most recent call last):
+        ...
+    bootmark.reference.errors.InvalidParameterError: statistic: arma11 has no truth for 'pkg.mod:fn'. Fix: ... [BM303]
     """
 
     phi: float
     theta: float
     innovation_sd: float = 1.0
     burn_in: int = 500
-    statistics = ("mean",)
+    statistics = GAUSSIAN_FAMILIES
 
     def __post_init__(self):
         _check_stationary_ar((self.phi,), "phi")
@@ -449,15 +711,44 @@ class ARMA11:
         """``n`` observations (float64, shape (n,)) drawn with ``numpy.random.default_rng(seed)``."""
         return arma_path(n, (self.phi,), (self.theta,), self.innovation_sd, self.burn_in, seed)
 
+    def _moments(self):
+        phi, theta = Fraction(self.phi), Fraction(self.theta)
+        spread = 1 + 2 * phi * theta + theta * theta
+        return Fraction(self.innovation_sd) ** 2 * spread / (1 - phi * phi), (1 + phi * theta) * (phi + theta) / spread
+
+    def variance(self) -> float:
+        """gamma_0 = sd**2 (1 + 2 phi theta + theta**2) / (1 - phi**2) (squared data units),
+        exact, rounded once.
+
+        >>> round(ARMA11(0.5, 0.3).variance(), 12)
+        1.853333333333
+        """
+        return float(self._moments()[0])
+
+    def autocorrelations(self, lags: int = BARTLETT_LAGS) -> np.ndarray:
+        """rho_0..rho_{lags + 1}: 1, rho_1 (exact, rounded once), then rho_k = phi rho_{k-1}.
+
+        >>> ARMA11(0.5, 0.3).autocorrelations(2).round(6)
+        array([1.      , 0.661871, 0.330935, 0.165468])
+        """
+        rho = [1.0, float(self._moments()[1])]
+        for _ in range(2, lags + 2):
+            rho.append(self.phi * rho[-1])
+        return np.asarray(rho)
+
     def truth(self, n: int, statistic: str = "mean") -> Truth:
-        """The closed-form :class:`Truth` of the mean at series length ``n``.
+        """The closed-form :class:`Truth` of ``statistic`` at series length ``n``.
 
         Parameters
         ----------
         n : int
             Series length (observations).
-        statistic : {"mean"}, default "mean"
-            The sample mean (true value 0; SE sqrt(long-run variance / n)).
+        statistic : str, default "mean"
+            A built-in statistic as a protocol writes it: the sample mean (true value 0;
+            SE sqrt(long-run variance / n)), the OLS AR(1) slope ``"ar1_slope"`` or
+            ``"ar_coef"`` (true value rho_1; SE by Bartlett's formula), or ``"median"``,
+            ``"var"``, ``"std"``, ``"quantile:q"``, ``"acf:k"`` (the module docstring's
+            formulas).
 
         Returns
         -------
@@ -467,9 +758,14 @@ class ARMA11:
         Raises
         ------
         bootmark.reference.errors.InvalidParameterError
-            Any statistic but ``"mean"``.
+            A statistic that is not a built-in one, or a malformed built-in name.
         """
-        _only_mean(statistic, "arma11")
+        parsed = _checked_statistic(self, "arma11", statistic)
+        if parsed.family in _SLOPES:
+            truth = _slope_truth(self.autocorrelations(), series_length(n))
+            return replace(truth, source=truth.source.replace("by Yule-Walker", "closed form for ARMA(1,1)"))
+        if parsed.family != "mean":
+            return _gaussian_truth(self, n, parsed)
         long_run_sd = self.innovation_sd * abs(1.0 + self.theta) / (1.0 - self.phi)
         return Truth(
             0.0,

@@ -256,7 +256,7 @@ def test_slope_truth_is_bartlett():
     truth = dgp.AR1(0.5).truth(300, "ar1_slope")
     assert truth.value == pytest.approx(0.5) and truth.standard_error == pytest.approx(math.sqrt(0.75 / 300))
     with pytest.raises(ValueError, match="statistic"):
-        dgp.ARMA11(0.5, 0.2).truth(300, "ar1_slope")
+        dgp.ARMA11(0.5, 0.2).truth(300, "kurtosis")
 
 
 def test_fixed_design_of_a_higher_order_is_refused_for_the_ar1_slope():
