@@ -28,6 +28,7 @@ from bootmark.reference.errors import BootmarkError
 from bootmark.reference.indices import STREAM_VERSION
 from bootmark.studies import cli as study_cli
 from bootmark.studies.peers import PeerNotInstalledError
+from bootmark.studies.plugins import PluginError, PluginFailure
 from bootmark.studies.protocol import ProtocolError
 from bootmark.studies.runner import StudyError
 from bootmark.studies.truth import TruthMissingError
@@ -57,13 +58,14 @@ USER_ERRORS = (
     ReceiptError,
     ProtocolError,
     PeerNotInstalledError,
+    PluginError,
     BootmarkError,
     ComparisonError,
     HeadToHeadError,
     OSError,
 )
 # Exception types that mean a run was stopped on purpose (exit 3).
-STOPPED_ERRORS = (TripwireError, MemoryRunError, StudyError)
+STOPPED_ERRORS = (TripwireError, MemoryRunError, StudyError, PluginFailure)
 
 
 # ------------------------------------------------------------------------------ verbs

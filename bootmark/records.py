@@ -47,6 +47,7 @@ __all__ = [
     "Receipt",
     "ResamplerColumn",
     "SourceState",
+    "PerformanceRow",
     "StandardErrorRow",
     "StudyBody",
     "StudyCell",
@@ -442,8 +443,8 @@ class CellTruth(_Record):
     ----------
     value : float
         The true value of the statistic.
-    standard_error : float
-        Its true standard error.
+    standard_error : float or None
+        Its true standard error (None: a user's process that gives none).
     source : str
         Where both come from.
     monte_carlo_error : float
@@ -451,7 +452,7 @@ class CellTruth(_Record):
     """
 
     value: float
-    standard_error: float
+    standard_error: float | None
     source: str
     monte_carlo_error: float
 
@@ -464,14 +465,15 @@ class ResamplerColumn(_Record):
     Attributes
     ----------
     point, standard_error, block_length : tuple of float
-        Per series: the estimate, bootstrap SE and resolved block length.
+        Per series: the estimate, bootstrap SE and resolved block length (SE and block
+        length None where a contender gives none).
     intervals : mapping
         Interval kind -> bound name -> per-series bounds.
     """
 
     point: tuple[float, ...]
-    standard_error: tuple[float, ...]
-    block_length: tuple[float, ...]
+    standard_error: tuple[float | None, ...]
+    block_length: tuple[float | None, ...]
     intervals: Mapping[str, Mapping[str, tuple[float, ...]]]
 
 
@@ -534,16 +536,37 @@ class StandardErrorRow(_Record):
     ----------
     n, resampler
         The cell and resampler.
-    mean_se_ratio : float
-        Mean bootstrap SE over true SE.
-    mean_block_length : float
-        Mean resolved block length.
+    mean_se_ratio : float or None
+        Mean bootstrap SE over true SE (None when either is unknown).
+    mean_block_length : float or None
+        Mean resolved block length (None when a contender does not say).
     """
 
     n: int
     resampler: str
-    mean_se_ratio: float
-    mean_block_length: float
+    mean_se_ratio: float | None
+    mean_block_length: float | None
+
+
+@dataclass(frozen=True)
+class PerformanceRow(_Record):
+    """One ADEMP performance measure of one (n, resampler, kind), with its Monte Carlo SE
+    (studies/measures.py; kind ``"point"`` for the measures of the point estimate).
+
+    Attributes
+    ----------
+    n, resampler, kind, measure
+        The cell, resampler, interval kind and measure.
+    estimate, mc_se : float or None
+        The estimate and its Monte Carlo SE (None where undefined).
+    """
+
+    n: int
+    resampler: str
+    kind: str
+    measure: str
+    estimate: float | None
+    mc_se: float | None
 
 
 @dataclass(frozen=True)
@@ -623,6 +646,8 @@ class StudyResults(_Record):
         Criterion verdicts.
     published : tuple of PublishedComparison
         Comparisons with published figures.
+    performance : tuple of PerformanceRow or None
+        The ADEMP performance measures (None in receipts made before they were recorded).
     """
 
     cells: tuple[StudyCell, ...]
@@ -630,6 +655,9 @@ class StudyResults(_Record):
     standard_errors: tuple[StandardErrorRow, ...]
     criteria: tuple[CriterionVerdict, ...]
     published: tuple[PublishedComparison, ...]
+    performance: tuple[PerformanceRow, ...] | None = None  # receipts made before the measures lack it
+
+    _OMITTED_WHEN_NONE = frozenset({"performance"})
 
 
 @dataclass(frozen=True)
@@ -654,6 +682,9 @@ class StudyBody(_Record):
     execution: Mapping[str, object]
     results_sha256: str
     results: StudyResults
+    plugins: tuple[Mapping[str, object], ...] | None = None  # the user's code a study named
+
+    _OMITTED_WHEN_NONE = frozenset({"plugins"})
 
 
 # ---------------------------------------------------------------------------------------

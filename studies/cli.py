@@ -1,4 +1,4 @@
-"""``bootmark study list | run ID | verify RECEIPT | show RECEIPT | truth ID | render``.
+"""``bootmark study list | new NAME | run ID | verify RECEIPT | show RECEIPT | truth ID | render``.
 
 A study is named by its id (newest version), ``ID-vN``, or the path of a protocol file.
 The registered protocols S1 to S4 ship with bootmark; a workspace's ``protocols/`` folder
@@ -19,7 +19,7 @@ from bootmark import blas, provenance, receipts, workspace
 from bootmark.receipts import ReceiptError, load_receipt
 from bootmark.usage import UsageError
 
-from . import multipliers, peers, protocol, report, runner, summary
+from . import multipliers, peers, protocol, report, results, runner, scaffold, summary
 from . import protocol as protocols
 from . import truth as truths
 from .multipliers import render_table
@@ -65,9 +65,23 @@ def add_parser(commands):
     verify.add_argument("--sample", type=int, default=20, help="series to replay (default 20)")
     verify.add_argument("--sample-seed", type=int, help="seed of the sample choice (default: fresh, printed)")
     verify.set_defaults(study_handler=_verify)
-    show = actions.add_parser("show", help="print a receipt's coverage table, verdicts and published figures")
+    show = actions.add_parser(
+        "show", help="print a receipt's coverage table, verdicts and published figures, or its measures as data"
+    )
     show.add_argument("receipt")
+    show.add_argument(
+        "--format",
+        choices=results.FORMATS,
+        default="text",
+        help="text (default: tables and verdicts), or the performance measures as csv, json or markdown "
+        "(one row per n, resampler, kind and measure, with its Monte Carlo SE)",
+    )
     show.set_defaults(study_handler=_show)
+    new = actions.add_parser(
+        "new", help="scaffold a protocol and a contender module of your own in the workspace, runnable at once"
+    )
+    new.add_argument("name", help="the study id (a letter, then letters, digits, '_' or '-')")
+    new.set_defaults(study_handler=_new)
     truth = actions.add_parser(
         "truth", help="compute and cache a study's Monte Carlo truths (run and verify do it first when missing)"
     )
@@ -108,7 +122,7 @@ def _run(args):
     found = protocols.find(args.study)
     if found.kind == "coverage":
         found.profile(args.profile)
-        peers.require_installed(resampler.peer for resampler in found.resamplers)
+        peers.require_installed(resampler.contender or resampler.peer for resampler in found.resamplers)
     if args.workers < 1:
         raise protocols.ProtocolError(f"--workers must be at least 1, got {args.workers}")
     if not args.no_write:  # checked before the run, not after it
@@ -179,7 +193,7 @@ def _require_peers_of(receipt):
         return
     study = receipt["body"]["study"]
     found = protocols.parse(study["protocol_text"], study["file"])
-    peers.require_installed(resampler.peer for resampler in found.resamplers)
+    peers.require_installed(resampler.contender or resampler.peer for resampler in found.resamplers)
 
 
 def _show(args):
@@ -189,6 +203,9 @@ def _show(args):
     if "study" not in body:
         raise ReceiptError(f"{args.receipt} is a {load_receipt(args.receipt)['kind']} receipt, not a study receipt")
     study = body["study"]
+    if args.format != "text":
+        print(results.load(args.receipt).render(args.format))
+        return OK
     if study.get("kind") == "multiplier_autocorrelation":
         print(f"{study['id']} v{study['version']}: {study['title']} ({body['design']['replicates']} replicates)")
         print(render_table(body["results"]))
@@ -198,6 +215,17 @@ def _show(args):
         f"{body['profile']['series']} series per n)"
     )
     print(summary.render_table(body["results"], 1.0 - body["design"]["alpha"]))
+    print()
+    print(summary.render_measures(results.load(args.receipt).rows))
+    return OK
+
+
+def _new(args):
+    """Scaffold a study of the user's own (studies.scaffold)."""
+    made = scaffold.create(args.name, workspace.find())
+    for path in made:
+        print(f"wrote {path}")
+    print(f"try it: bootmark study run {args.name} --profile tiny --no-write")
     return OK
 
 
@@ -207,7 +235,7 @@ def _truth(args):
     if found.kind != "coverage":
         raise ProtocolError(f"{found.id} is a process study: it has no truth to compute")
     profile = found.profile(args.profile)
-    paths = truths.ensure_truths(found.process(), profile.n, found.statistic)
+    paths = truths.ensure_truths(found.process(), profile.n, found.statistic, **runner.truth_settings(found))
     if not paths:
         print(f"{found.id}-v{found.version}: every truth is a closed form; nothing to compute")
         return OK

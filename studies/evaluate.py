@@ -9,7 +9,8 @@ which worker computes it, in what order, or with how many threads.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -18,15 +19,20 @@ from bootmark import engine
 from bootmark.engine.api import calibration_points, studentization
 from bootmark.engine.intervals import bootstrap_standard_error, interval
 
-from .dgp import ols_ar1_slope
-from .peers import PEER_RESAMPLERS
+from . import statistics as builtin_statistics
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
     from numpy.typing import ArrayLike
 
+    from .plugins import StudyStatistic
     from .protocol import Protocol, ResamplerSpec
 
-__all__ = ["Outcome", "SeriesSeeds", "evaluate", "series_seeds"]
+__all__ = ["Outcome", "Prepared", "SeriesSeeds", "evaluate", "prepare", "series_seeds"]
+
+#: The statistics whose replicates are the OLS AR(1) slope (one statistic, two names).
+SLOPE_STATISTICS = ("ar1_slope", "ar_coef")
 
 SEED_WORDS = 4
 
@@ -99,31 +105,76 @@ class Outcome:
     """
 
     point: float
-    standard_error: float
-    block_length: float  # 1 for i.i.d.; the resolved (mean) block length otherwise
+    standard_error: float | None  # None: a contender that gives no SE
+    block_length: float | None  # 1 for i.i.d.; the resolved (mean) block length; None: not said
     intervals: tuple  # ((kind, lower, upper), ...) in the protocol's kind order
 
 
-def _engine_replicates(spec, x, protocol, seed):
+@dataclass(frozen=True)
+class Prepared:
+    """What every series of a study reuses: the statistic, its engine form, the contenders.
+
+    Built once per chunk by :func:`prepare`, so a user's modules are imported once, not
+    once per series.
+
+    Attributes
+    ----------
+    statistic : bootmark.studies.plugins.StudyStatistic
+        The study's statistic, as contenders receive it.
+    engine_statistic : str, tuple or callable
+        What :func:`bootmark.engine.bootstrap_reduce` is given for it.
+    contenders : mapping of str to bootmark.studies.plugins.Contender
+        The loaded contender of each non-engine resampler, by name.
+    """
+
+    statistic: StudyStatistic
+    engine_statistic: object = field(repr=False)
+    contenders: Mapping = field(default_factory=lambda: MappingProxyType({}))
+
+
+def prepare(protocol: Protocol, names: Sequence[str] | None = None) -> Prepared:
+    """Load the statistic and the contenders of ``names`` (default: every resampler), and
+    check each contender against its declared kinds and statistics.
+
+    Raises
+    ------
+    bootmark.studies.plugins.PluginError
+        Code that cannot be found, or declares it does not serve the entry's kinds or the
+        study's statistic.
+    """
+    statistic = protocol.statistic_function()
+    if builtin_statistics.is_builtin(protocol.statistic):  # "mean", ("quantile", q), ols_ar1_slope, ...
+        engine_statistic = builtin_statistics.parse(protocol.statistic).engine_argument()
+    else:
+        engine_statistic = statistic.function
+    contenders = {}
+    for spec in protocol.resamplers:
+        if spec.engine is None and (names is None or spec.name in names):
+            contender = spec.load_contender()
+            contender.check(spec.kinds, protocol.statistic)
+            contenders[spec.name] = contender
+    return Prepared(statistic, engine_statistic, MappingProxyType(contenders))
+
+
+def _engine_replicates(spec, x, protocol, seed, prepared):
     """The engine's ReduceResult and (replicates, point) of the protocol's statistic.
 
     The AR(1) slope of a ResidualBootstrap of an AR(1) is refitted inside the fused
     kernel (``"ar_coef"``, column 1); for any other method it is computed on each
-    resampled path by ``studies.dgp.ols_ar1_slope``.
+    resampled path by ``studies.dgp.ols_ar1_slope``. Every other statistic is what
+    :func:`prepare` resolved: a named engine statistic or a callable.
     """
 
     method = spec.method()
-    if protocol.statistic == "mean":
-        result = engine.bootstrap_reduce(x, method, "mean", protocol.n_bootstraps, seed)
-        return result, result.statistics, float(result.point)
-    if spec.engine == "ResidualBootstrap" and dict(spec.settings).get("order", 1) == 1:
+    slope = protocol.statistic in SLOPE_STATISTICS
+    if slope and spec.engine == "ResidualBootstrap" and dict(spec.settings).get("order", 1) == 1:
         with warnings.catch_warnings():
             # A protocol that registers a recursive block-wild arm asks for it on purpose
             # (S4 measures what the warning warns of); one warning per series is noise.
             warnings.simplefilter("ignore", engine.BlockWildDesignWarning)
             result = engine.bootstrap_reduce(x, method, "ar_coef", protocol.n_bootstraps, seed)
         return result, result.component(1), float(result.point_components[1])
-    result = engine.bootstrap_reduce(x, method, ols_ar1_slope, protocol.n_bootstraps, seed)
+    result = engine.bootstrap_reduce(x, method, prepared.engine_statistic, protocol.n_bootstraps, seed)
     return result, result.statistics, float(result.point)
 
 
@@ -136,8 +187,8 @@ def _block_length(method):
     return 1.0
 
 
-def _engine_outcome(spec, x, protocol, seed):
-    result, replicates, point = _engine_replicates(spec, x, protocol, seed)
+def _engine_outcome(spec, x, protocol, seed, prepared):
+    result, replicates, point = _engine_replicates(spec, x, protocol, seed, prepared)
     bounds = []
     for kind in spec.kinds:
         # The calibrated and studentized kinds read the same replicates; only their
@@ -149,18 +200,30 @@ def _engine_outcome(spec, x, protocol, seed):
     return Outcome(point, float(bootstrap_standard_error(replicates)), _block_length(result.method), tuple(bounds))
 
 
-def _peer_outcome(spec, x, protocol, seed):
-    peer = PEER_RESAMPLERS[spec.peer]
+def _contender_outcome(spec, x, protocol, seed, prepared):
+    contender = prepared.contenders[spec.name]
     bounds, point, standard_error, length = [], None, None, None
     for kind in spec.kinds:
-        found = peer.interval(x, alpha=protocol.alpha, kind=kind, n_bootstraps=protocol.n_bootstraps, seed=seed)
-        bounds.append((kind, float(found.lower), float(found.upper)))
-        point, standard_error = float(found.point), float(found.standard_error)
-        length = 1.0 if found.block_length is None else float(found.block_length)
+        found = contender.interval(
+            x,
+            statistic=prepared.statistic,
+            alpha=protocol.alpha,
+            kind=kind,
+            n_bootstraps=protocol.n_bootstraps,
+            seed=seed,
+        )
+        bounds.append((kind, found.lower, found.upper))
+        # the last kind's point, SE and block length are recorded (a contender's are the
+        # same for every kind when its replicates are)
+        point, standard_error, length = found.point, found.standard_error, found.block_length
+    if point is None:
+        point = float(prepared.statistic(x))
     return Outcome(point, standard_error, length, tuple(bounds))
 
 
-def evaluate(spec: ResamplerSpec, x: ArrayLike, protocol: Protocol, seed: int) -> Outcome:
+def evaluate(
+    spec: ResamplerSpec, x: ArrayLike, protocol: Protocol, seed: int, prepared: Prepared | None = None
+) -> Outcome:
     """The :class:`Outcome` of resampler ``spec`` on series ``x`` with bootstrap ``seed``.
 
     Parameters
@@ -173,6 +236,8 @@ def evaluate(spec: ResamplerSpec, x: ArrayLike, protocol: Protocol, seed: int) -
         Gives the statistic, B (``n_bootstraps``), ``alpha`` and ``inner_bootstraps``.
     seed : int
         The series' bootstrap seed (:attr:`SeriesSeeds.bootstrap`).
+    prepared : Prepared, optional
+        The statistic and contenders (:func:`prepare`); default prepared for ``spec`` now.
 
     Returns
     -------
@@ -183,13 +248,17 @@ def evaluate(spec: ResamplerSpec, x: ArrayLike, protocol: Protocol, seed: int) -
     ------
     bootmark.studies.peers.PeerNotInstalledError
         A peer resampler whose package is not installed.
-    bootmark.studies.peers.PeerFailure
-        A peer that gave no finite interval.
+    bootmark.studies.plugins.PluginFailure
+        A contender (a peer's adapter included) that raised or gave no finite interval.
+    bootmark.studies.plugins.PluginError
+        A contender or statistic that cannot be loaded (when ``prepared`` is not given).
     bootmark.reference.errors.BootmarkError
-        The engine's or a peer's typed error for a series it refuses.
+        The engine's typed error for a series it refuses.
 
     See Also
     --------
     bootmark.studies.runner.run_chunk : Calls this for every series and resampler.
     """
-    return (_engine_outcome if spec.engine is not None else _peer_outcome)(spec, x, protocol, seed)
+    if prepared is None:
+        prepared = prepare(protocol, (spec.name,))
+    return (_engine_outcome if spec.engine is not None else _contender_outcome)(spec, x, protocol, seed, prepared)

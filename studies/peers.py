@@ -96,6 +96,10 @@ if TYPE_CHECKING:
 __all__ = [
     "PEER_RESAMPLERS",
     "STUDENTIZE_REPS",
+    "arch_iid_bootstrap",
+    "arch_moving_block_bootstrap",
+    "arch_stationary_bootstrap",
+    "tsbootstrap_moving_block",
     "PeerFailure",
     "PeerInterval",
     "PeerNotInstalledError",
@@ -551,3 +555,41 @@ def peer_versions() -> dict[str, str | None]:
     ['arch', 'tsbootstrap']
     """
     return {package: package_version(package) for package in ("arch", "tsbootstrap")}
+
+
+# ------------------------------------------------------------------- contender adapters
+
+
+def _contender(name):
+    """The contender function of peer ``name`` (studies/plugins.py): the same question, asked
+    the way a user's contender is asked. Declared as entry points in bootmark's
+    pyproject.toml, so the runner loads bootmark's peers exactly as it loads anyone's."""
+    peer = PEER_RESAMPLERS[name]
+
+    def contender(series, *, statistic, alpha, kind, n_bootstraps, seed):
+        if str(statistic) != "mean":
+            raise InvalidParameterError(
+                ErrorCode.STATISTIC, "statistic", f"{name} computes intervals for the mean only", "use 'mean'"
+            )
+        found = peer.interval(series, alpha=alpha, kind=kind, n_bootstraps=n_bootstraps, seed=seed)
+        return {
+            "lower": found.lower,
+            "upper": found.upper,
+            "point": found.point,
+            "se": found.standard_error,
+            # i.i.d. resampling is resampling in blocks of one
+            "block_length": 1.0 if found.block_length is None else found.block_length,
+        }
+
+    contender.kinds = peer.kinds
+    contender.statistics = ("mean",)
+    contender.__name__ = contender.__qualname__ = name.replace(".", "_")
+    contender.__doc__ = f"{name} as a contender: a ``1 - alpha`` interval for the mean (see this module)."
+    return contender
+
+
+#: The peers as contenders (entry points in the group ``bootmark.contenders``).
+arch_iid_bootstrap = _contender("arch.IIDBootstrap")
+arch_moving_block_bootstrap = _contender("arch.MovingBlockBootstrap")
+arch_stationary_bootstrap = _contender("arch.StationaryBootstrap")
+tsbootstrap_moving_block = _contender("tsbootstrap.MovingBlock")

@@ -40,6 +40,7 @@ Examples
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import re
 import sys
@@ -55,10 +56,12 @@ else:  # pragma: no cover - Python 3.10
 from dataclasses import fields
 
 from bootmark import engine, workspace
+from bootmark.reference.errors import BootmarkError
 
-from . import multipliers
-from .dgp import make_process
-from .peers import PEER_RESAMPLERS
+from . import multipliers, plugins
+from . import statistics as builtin_statistics
+from .dgp import has_truth, make_process
+from .measures import INTERVAL_MEASURES, MEASURES, POINT_MEASURES
 
 if TYPE_CHECKING:
     from .dgp import AR1, AR3, ARMA11, HeteroskedasticAR1
@@ -99,8 +102,13 @@ SETTINGS_OF = {
 }
 CRITERION_TESTS = ("within", "at_least", "at_most", "exceeds", "increases_with_n", "se_ratio_within", "se_below")
 SE_TESTS = ("se_ratio_within", "se_below")
-# "mean": the sample mean; "ar1_slope": the OLS slope of x_t on (1, x_{t-1}).
-STATISTICS = ("mean", "ar1_slope")
+# Built-in statistics (studies/statistics.py): mean, median, var, std, quantile:q, acf:k,
+# ar1_slope (alias ar_coef); any other is an import path "package.module:function".
+STATISTICS = builtin_statistics.FAMILIES
+# The interval kinds a contender may be asked for: bootmark's and the common others'.
+_KIND_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+# The kind under which the measures of the point estimate and its SE are filed.
+POINT_KIND = "point"
 REGISTERED_PROFILE = "registered"
 _FILE_NAME = re.compile(r"^(?P<id>[A-Za-z0-9][A-Za-z0-9_-]*)-v(?P<version>\d+)\.toml$")
 
@@ -141,7 +149,14 @@ class ResamplerSpec:
     settings : tuple of (str, object)
         The engine spec's settings, in ``ENGINE_SETTINGS`` order.
     peer : str or None
-        A key of :data:`bootmark.studies.peers.PEER_RESAMPLERS`, or None for the engine.
+        The older spelling of ``contender``: an entry point name such as
+        ``"arch.IIDBootstrap"`` (bootmark's peer adapters).
+    contender : str or None
+        An entry point name in the group ``bootmark.contenders``.
+    callable : str or None
+        An import path ``"package.module:function"`` of a contender.
+    options : tuple of (str, object)
+        ``[resamplers.options]``: keyword arguments for every call of the contender.
 
     Examples
     --------
@@ -155,6 +170,32 @@ class ResamplerSpec:
     engine: str | None = None
     settings: tuple = ()
     peer: str | None = None
+    contender: str | None = None  # an entry point name in the group bootmark.contenders
+    callable: str | None = None  # an import path, "package.module:function"
+    options: tuple = ()  # ((key, value), ...) of [resamplers.options], passed as keyword arguments
+
+    @property
+    def entry(self) -> str:
+        """How messages name this entry: ``"[[resamplers]] 'name'"``."""
+        return f"[[resamplers]] {self.name!r}"
+
+    def load_contender(self) -> plugins.Contender:
+        """The contender this entry names (not for engine resamplers).
+
+        Raises
+        ------
+        bootmark.studies.plugins.PluginError
+            The code cannot be found or is not callable.
+        """
+        if self.engine is not None:
+            raise ValueError(f"{self.entry} is an engine resampler, not a contender")
+        entry_point = self.contender or self.peer
+        return plugins.load_contender(
+            self.entry,
+            path=self.callable,
+            entry_point=entry_point if self.callable is None else None,
+            options=dict(self.options),
+        )
 
     def method(self) -> object:
         """The engine's method spec (engine resamplers only).
@@ -225,6 +266,10 @@ class Criterion:
         The resampler compared with (``exceeds``, ``se_below``).
     published_series : int or None
         Series behind the target (``se_ratio_within``), for its MC error.
+    measure : str, default "coverage"
+        The performance measure judged by ``within``, ``at_least`` and ``at_most`` (one of
+        :data:`bootmark.studies.measures.MEASURES`); ``kind`` is ``"point"`` for the
+        measures of the point estimate and its SE.
 
     See Also
     --------
@@ -246,11 +291,17 @@ class Criterion:
     n: int | None = None
     other: str | None = None  # se_below: the resampler whose SE is compared
     published_series: int | None = None  # se_ratio_within: series behind the target, for its MC error
+    measure: str = "coverage"  # within / at_least / at_most: any performance measure (studies/measures.py)
 
     @property
     def statement(self) -> str:
         """The rule in one line of text, as verdicts and tables print it."""
         where = f" at n={self.n}" if self.n is not None else ""
+        if self.measure != "coverage":
+            subject = f"{self.measure}({self.resampler}, {self.kind}){where}"
+            if self.test == "within":
+                return f"{subject} within {self.k:g} mc_se of {self.target:g}"
+            return f"{subject} {'>=' if self.test == 'at_least' else '<='} {self.target:g}"
         if self.test == "se_ratio_within":
             return f"mean SE ratio({self.resampler}){where} within {self.k:g} combined MC SE of {self.target:.3f}"
         if self.test == "se_below":
@@ -379,10 +430,55 @@ class Protocol:
     sha256: str
     kind: str = "coverage"
     source_path: str | None = None  # the file it was loaded from (not part of its text or hash)
+    dgp_callable: str | None = None  # [dgp] callable: a process class by import path
+    null: float | None = None  # [design] null: the value whose rejection rate is reported
+    truth_draws: int | None = None  # [dgp] truth_draws: draws of a Monte Carlo truth (plugin processes)
 
-    def process(self) -> AR1 | AR3 | ARMA11 | HeteroskedasticAR1:
-        """The data-generating process (:func:`bootmark.studies.dgp.make_process`)."""
-        return make_process(self.dgp_name, dict(self.dgp_parameters))
+    def process(self) -> AR1 | AR3 | ARMA11 | HeteroskedasticAR1 | plugins.PluginProcess:
+        """The data-generating process: a built-in (:func:`bootmark.studies.dgp.make_process`)
+        or the class ``[dgp] callable`` names, built from ``[dgp] parameters``.
+
+        Raises
+        ------
+        bootmark.studies.plugins.PluginError
+            A process class that cannot be imported or built.
+        """
+        if self.dgp_callable is None:
+            return make_process(self.dgp_name, dict(self.dgp_parameters))
+        where = f"[dgp] callable ({self.dgp_callable})"
+        cls = plugins.load_object(self.dgp_callable, "[dgp] callable")
+        try:
+            instance = cls(**dict(self.dgp_parameters))
+        except Exception as error:  # noqa: BLE001 - any refusal of the user's class is reported
+            raise plugins.PluginError(
+                f"{where}: building it from [dgp] parameters raised {type(error).__name__}: {error}"
+            ) from None
+        if not callable(getattr(instance, "simulate", None)):
+            raise plugins.PluginError(f"{where}: the process has no simulate(n, rng) method")
+        return plugins.PluginProcess(self.dgp_callable, self.dgp_parameters, instance)
+
+    def statistic_function(self) -> plugins.StudyStatistic:
+        """The statistic as contenders receive it (:class:`~bootmark.studies.plugins.StudyStatistic`).
+
+        Raises
+        ------
+        bootmark.studies.plugins.PluginError
+            An import-path statistic that cannot be loaded.
+        """
+        return plugins.study_statistic(self.statistic)
+
+    def plugin_entries(self) -> tuple[tuple[str, str], ...]:
+        """((entry, import path or entry point name), ...) of the code this protocol names
+        outside bootmark's engine, in protocol order."""
+        found = []
+        if self.dgp_callable is not None:
+            found.append(("[dgp] callable", self.dgp_callable))
+        if not builtin_statistics.is_builtin(self.statistic):
+            found.append(("[design] statistic", self.statistic))
+        for spec in self.resamplers:
+            if spec.engine is None:
+                found.append((spec.entry, spec.callable or spec.contender or spec.peer))
+        return tuple(found)
 
     def resampler(self, name: str) -> ResamplerSpec:
         """The :class:`ResamplerSpec` named ``name``.
@@ -429,41 +525,71 @@ def _positive(value, key, where):
     return value
 
 
+_RESAMPLER_SOURCES = ("engine", "contender", "callable", "peer")
+_CONTENDER_KEYS = ("name", "kinds", "contender", "callable", "peer", "options")
+
+
 def _resampler(table, where):
     name = _field(table, "name", str, where)
     kinds = tuple(_field(table, "kinds", list, f"{where} ({name})"))
+    given = [key for key in _RESAMPLER_SOURCES if key in table]
+    if len(given) != 1:
+        raise ProtocolError(
+            f"{where} ({name}): give exactly one of 'engine' (a bootmark method), 'contender' (an entry "
+            "point name), 'callable' (an import path 'package.module:function') or 'peer'"
+            + (f"; found {', '.join(given)}" if given else "")
+        )
     engine_name = _field(table, "engine", str, where, required=False)
-    peer = _field(table, "peer", str, where, required=False)
-    if (engine_name is None) == (peer is None):
-        raise ProtocolError(f"{where} ({name}): give exactly one of 'engine' and 'peer'")
-    if engine_name is not None:
-        if engine_name not in ENGINE_METHODS:
-            raise ProtocolError(
-                f"{where} ({name}): unknown engine method {engine_name!r}; use one of {', '.join(ENGINE_METHODS)}"
-            )
-        allowed = MODEL_KINDS if engine_name in MODEL_METHODS else ENGINE_KINDS
-        bad = [kind for kind in kinds if kind not in allowed]
-        stray = [key for key in ENGINE_SETTINGS if key in table and key not in SETTINGS_OF[engine_name]]
-        if stray:
-            raise ProtocolError(
-                f"{where} ({name}): {engine_name} does not read {', '.join(stray)}; its settings "
-                f"are {', '.join(SETTINGS_OF[engine_name]) or 'none'}"
-            )
-        settings = tuple((key, table[key]) for key in ENGINE_SETTINGS if key in table)
-    else:
-        if peer not in PEER_RESAMPLERS:
-            raise ProtocolError(f"{where} ({name}): unknown peer {peer!r}; use one of {', '.join(PEER_RESAMPLERS)}")
-        bad = [kind for kind in kinds if kind not in PEER_RESAMPLERS[peer].kinds]
-        settings = ()
+    if engine_name is None:
+        return _contender_spec(table, f"{where} ({name})", name, kinds)
+    if engine_name not in ENGINE_METHODS:
+        raise ProtocolError(
+            f"{where} ({name}): unknown engine method {engine_name!r}; use one of {', '.join(ENGINE_METHODS)}"
+        )
+    allowed = MODEL_KINDS if engine_name in MODEL_METHODS else ENGINE_KINDS
+    bad = [kind for kind in kinds if kind not in allowed]
+    stray = [key for key in ENGINE_SETTINGS if key in table and key not in SETTINGS_OF[engine_name]]
+    if stray:
+        raise ProtocolError(
+            f"{where} ({name}): {engine_name} does not read {', '.join(stray)}; its settings "
+            f"are {', '.join(SETTINGS_OF[engine_name]) or 'none'}"
+        )
+    settings = tuple((key, table[key]) for key in ENGINE_SETTINGS if key in table)
     if not kinds or bad:
         raise ProtocolError(f"{where} ({name}): unsupported or missing interval kinds {bad or kinds}")
-    spec = ResamplerSpec(name, kinds, engine_name, settings, peer)
-    if engine_name is not None:
-        try:
-            spec.method()
-        except Exception as error:  # the spec's own typed error, re-raised with the protocol's location
-            raise ProtocolError(f"{where} ({name}): {error}") from None
+    spec = ResamplerSpec(name, kinds, engine_name, settings)
+    try:
+        spec.method()
+    except Exception as error:  # the spec's own typed error, re-raised with the protocol's location
+        raise ProtocolError(f"{where} ({name}): {error}") from None
     return spec
+
+
+def _contender_spec(table, where, name, kinds):
+    """A contender entry: checked for form only; its code is loaded when a run starts
+    (so listing protocols never imports a user's module)."""
+    stray = sorted(set(table) - set(_CONTENDER_KEYS))
+    if stray:
+        raise ProtocolError(
+            f"{where}: a contender does not read {', '.join(stray)} (engine settings); pass its own "
+            "settings in [resamplers.options]"
+        )
+    if not kinds or not all(isinstance(kind, str) and _KIND_NAME.match(kind) for kind in kinds):
+        raise ProtocolError(f"{where}: kinds must be a non-empty list of names, got {list(kinds)}")
+    if len(set(kinds)) != len(kinds):
+        raise ProtocolError(f"{where}: kinds {list(kinds)} repeat a kind")
+    path = _field(table, "callable", str, where, required=False)
+    if path is not None and not plugins.is_import_path(path):
+        raise ProtocolError(f"{where}: callable {path!r} is not an import path; write 'package.module:function'")
+    options = _field(table, "options", dict, where, {}, required=False)
+    return ResamplerSpec(
+        name,
+        kinds,
+        peer=_field(table, "peer", str, where, required=False),
+        contender=_field(table, "contender", str, where, required=False),
+        callable=path,
+        options=tuple(sorted(options.items())),
+    )
 
 
 def _criterion(table, where, resamplers, ns):
@@ -482,9 +608,13 @@ def _criterion(table, where, resamplers, ns):
         n=_field(table, "n", int, where, required=False),
         other=_field(table, "other", str, where, required=test in ("se_below", "exceeds")),
         published_series=_field(table, "published_series", int, where, required=False),
+        measure=_field(table, "measure", str, where, "coverage", required=False),
     )
+    if criterion.measure != "coverage":
+        _check_measure(criterion, where)
     known = resamplers.get(criterion.resampler)
-    if known is None or not se_test and criterion.kind not in known.kinds:
+    point_measure = criterion.measure in POINT_MEASURES and criterion.kind == POINT_KIND
+    if known is None or not se_test and not point_measure and criterion.kind not in known.kinds:
         raise ProtocolError(
             f"{where} ({criterion.id}): no resampler {criterion.resampler!r} with kind "
             f"{criterion.kind!r} in this protocol"
@@ -496,6 +626,21 @@ def _criterion(table, where, resamplers, ns):
     if test == "increases_with_n" and len(ns) < 2:
         raise ProtocolError(f"{where} ({criterion.id}): increases_with_n needs at least two n")
     return criterion
+
+
+def _check_measure(criterion, where):
+    """A criterion on a measure other than coverage: a known measure, a test that reads an
+    estimate (within, at_least, at_most), and the kind "point" for the point measures."""
+    if criterion.measure not in MEASURES:
+        raise ProtocolError(f"{where} ({criterion.id}): unknown measure {criterion.measure!r}; use one of {MEASURES}")
+    if criterion.test not in ("within", "at_least", "at_most"):
+        raise ProtocolError(
+            f"{where} ({criterion.id}): a measure is judged by within, at_least or at_most, not {criterion.test!r}"
+        )
+    if (criterion.measure in POINT_MEASURES) != (criterion.kind == POINT_KIND):
+        want = f'kind = "{POINT_KIND}"' if criterion.measure in POINT_MEASURES else "an interval kind"
+        raise ProtocolError(f"{where} ({criterion.id}): measure {criterion.measure!r} takes {want}")
+    assert criterion.measure in POINT_MEASURES + INTERVAL_MEASURES
 
 
 def _published(table, where):
@@ -579,9 +724,18 @@ def parse(text: str, file_name: str) -> Protocol | MultiplierProtocol:
     dgp = _field(table, "dgp", dict, where)
     design = _field(table, "design", dict, where)
     ns = _design_n(design, where)
-    statistic = _field(design, "statistic", str, f"{where} [design]")
-    if statistic not in STATISTICS:
-        raise ProtocolError(f"{where}: design.statistic {statistic!r} is not one of {STATISTICS}")
+    statistic = _statistic(_field(design, "statistic", str, f"{where} [design]"), where)
+    dgp_callable = _field(dgp, "callable", str, f"{where} [dgp]", required=False)
+    if ("name" in dgp) == (dgp_callable is not None):
+        raise ProtocolError(
+            f"{where} [dgp]: give exactly one of 'name' (a built-in process) and 'callable' (an import "
+            "path 'package.module:Process')"
+        )
+    if dgp_callable is not None and not plugins.is_import_path(dgp_callable):
+        raise ProtocolError(f"{where} [dgp]: callable {dgp_callable!r} is not an import path 'package.module:Class'")
+    null = _field(design, "null", float, f"{where} [design]", required=False)
+    if null is not None and not math.isfinite(null):
+        raise ProtocolError(f"{where} [design]: null must be a finite number, got {null}")
     alpha = _field(design, "alpha", float, f"{where} [design]")
     if not 0.0 < alpha < 1.0:
         raise ProtocolError(f"{where}: design.alpha must lie in (0, 1), got {alpha}")
@@ -597,7 +751,7 @@ def parse(text: str, file_name: str) -> Protocol | MultiplierProtocol:
         registered=str(_field(table, "registered", object, where)),
         title=_field(table, "title", str, where),
         claim=_field(table, "claim", str, where),
-        dgp_name=_field(dgp, "name", str, f"{where} [dgp]"),
+        dgp_name=dgp_callable or _field(dgp, "name", str, f"{where} [dgp]"),
         dgp_parameters=MappingProxyType(dict(_field(dgp, "parameters", dict, f"{where} [dgp]"))),
         truth_note=_field(dgp, "truth", str, f"{where} [dgp]"),
         statistic=statistic,
@@ -615,9 +769,30 @@ def parse(text: str, file_name: str) -> Protocol | MultiplierProtocol:
         file_name=file_name,
         text=text,
         sha256=hashlib.sha256(text.encode()).hexdigest(),
+        dgp_callable=dgp_callable,
+        null=null,
+        truth_draws=_truth_draws(dgp, f"{where} [dgp]"),
     )
     _check_combinations(protocol, where)
     return protocol
+
+
+def _statistic(text, where):
+    """design.statistic: a built-in name (checked now) or an import path (loaded at run time)."""
+    if plugins.is_import_path(text) and not builtin_statistics.is_builtin(text):
+        return text
+    try:
+        builtin_statistics.parse(text, "design.statistic")
+    except BootmarkError as error:
+        raise ProtocolError(f"{where}: {error}; or name your own as an import path 'package.module:function'") from None
+    return text
+
+
+def _truth_draws(dgp, where):
+    draws = _field(dgp, "truth_draws", int, where, required=False)
+    if draws is not None and draws < 100:
+        raise ProtocolError(f"{where}: truth_draws must be at least 100, got {draws}")
+    return draws
 
 
 def _design_n(design, where):
@@ -659,12 +834,7 @@ def _check_combinations(protocol, where):
     AR(1) slope, a trend criterion on a one-n profile, a statistic the process has no
     truth for."""
     resamplers, statistic, profiles = protocol.resamplers, protocol.statistic, protocol.profiles
-    peers = [spec.name for spec in resamplers if spec.peer is not None]
-    if peers and statistic != "mean":
-        raise ProtocolError(
-            f"{where}: the peer resamplers {peers} compute intervals for the mean only; "
-            f'drop them or use statistic = "mean" (this study\'s is {statistic!r})'
-        )
+    own_statistic = not builtin_statistics.is_builtin(statistic)
     fixed_higher = [
         spec.name
         for spec in resamplers
@@ -676,7 +846,7 @@ def _check_combinations(protocol, where):
             "their own paths' lags, not the observed ones; use order = 1 (whose fused refit keeps "
             'the observed lags) or design = "recursive"'
         )
-    studentized = [spec.name for spec in resamplers if "studentized" in spec.kinds]
+    studentized = [spec.name for spec in resamplers if spec.engine is not None and "studentized" in spec.kinds]
     if studentized and statistic != "mean":
         raise ProtocolError(
             f'{where}: kind "studentized" (resamplers {studentized}) is defined for the mean '
@@ -689,11 +859,14 @@ def _check_combinations(protocol, where):
             f"{where}: profile(s) {single} have one n, but criteria {trends} (increases_with_n) "
             "need at least two; give each profile two or more n"
         )
+    if protocol.dgp_callable is not None:
+        return  # a user's process is imported and asked for its truths when a run starts
     process = protocol.process()  # the process's own checks, before any run
-    if statistic not in process.statistics:
+    if own_statistic or not has_truth(process, statistic):
         raise ProtocolError(
             f"{where}: process {protocol.dgp_name!r} has no truth for statistic {statistic!r}; "
-            f"it has one for {', '.join(process.statistics)}"
+            f"it has one for {', '.join(process.statistics)} (a statistic of your own needs a process "
+            "of your own, [dgp] callable, whose truth() knows it)"
         )
 
 

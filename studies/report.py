@@ -18,7 +18,7 @@ from . import protocol as protocols
 from .summary import miss_split
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
     from typing import Any
 
 __all__ = [
@@ -195,15 +195,57 @@ def render_study(body: Mapping[str, Any], receipt_path: str | None, chart_link: 
             f"| {row['n']} | {row['resampler']} | {row['kind']} | {row['coverage']:.3f} | "
             f"{row['wilson_low']:.3f}-{row['wilson_high']:.3f} | {row['mc_se']:.3f} | "
             f"{below:.3f} / {above:.3f} | "
-            f"{row['mean_width']:.4f} | {error['mean_se_ratio']:.3f} | {error['mean_block_length']:.1f} | "
+            f"{row['mean_width']:.4f} | {_figure(error['mean_se_ratio'], '.3f')} | "
+            f"{_figure(error['mean_block_length'], '.1f')} | "
             f"{cited} |"
         )
+    if "performance" in results:
+        lines += ["", *_point_measures_table(results["performance"])]
     if results["criteria"]:
         lines += ["", "Registered criteria:", ""]
         for verdict in results["criteria"]:
             mark = "PASS" if verdict["passed"] else ("FAIL" if verdict["judged"] else "not run")
             lines.append(f"- **{mark}** `{verdict['statement']}`: {verdict['detail']}")
     return "\n".join(lines)
+
+
+def _figure(value: float | None, spec: str) -> str:
+    """A table cell: ``value`` formatted, or a dash when it is undefined."""
+    return "-" if value is None else format(value, spec)
+
+
+def _with_error(row: Mapping[str, Any] | None, spec: str) -> str:
+    """A table cell: a measure's estimate and, in brackets, its Monte Carlo SE."""
+    if row is None or row["estimate"] is None:
+        return "-"
+    spread = "" if row["mc_se"] is None else f" ({row['mc_se']:{spec}})"
+    return f"{row['estimate']:{spec}}{spread}"
+
+
+POINT_COLUMNS = (
+    ("bias", "bias"),
+    ("empirical_se", "empirical SE"),
+    ("model_se", "model SE"),
+    ("relative_error_modse", "relative error of model SE"),
+    ("mse", "MSE"),
+)
+
+
+def _point_measures_table(performance: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Markdown lines: the measures of the point estimate and its SE per (n, resampler),
+    each with its Monte Carlo SE in brackets (docs/measures.md)."""
+    found = {(row["n"], row["resampler"], row["measure"]): row for row in performance if row["kind"] == "point"}
+    keys = sorted({(n, resampler) for n, resampler, _ in found}, key=lambda key: (key[0], key[1]))
+    lines = [
+        "Point estimate and SE (ADEMP measures, Monte Carlo SE in brackets; [docs/measures.md](docs/measures.md)):",
+        "",
+        "| n | resampler | " + " | ".join(title for _, title in POINT_COLUMNS) + " |",
+        "|---:|---|" + "---:|" * len(POINT_COLUMNS),
+    ]
+    for n, resampler in keys:
+        cells = [_with_error(found.get((n, resampler, measure)), ".4f") for measure, _ in POINT_COLUMNS]
+        lines.append(f"| {n} | {resampler} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def draw_process_chart(body: Mapping[str, Any], path: str) -> str:

@@ -38,8 +38,9 @@ from bootmark import blas, provenance, workspace
 from bootmark.receipts import canonical_json
 
 from . import summary
-from .evaluate import evaluate, series_seeds
+from .evaluate import evaluate, prepare, series_seeds
 from .peers import peer_versions
+from .plugins import PluginFailure, origin_of
 from .protocol import parse
 from .truth import ensure_truths, truth_of
 
@@ -164,15 +165,21 @@ def run_chunk(protocol_text: str, file_name: str, profile_name: str, n: int, fir
     protocol = parse(protocol_text, file_name)
     names = protocol.profile(profile_name).resamplers
     process, columns = protocol.process(), _empty_columns(protocol, names)
+    prepared = prepare(protocol, names)  # a user's modules are imported once per chunk
     for series in range(first, last):
         seeds = series_seeds(protocol.root_seed, n, series)
-        x = process.sample(n, seeds.data)
+        try:
+            x = process.sample(n, seeds.data)
+        except PluginFailure as error:
+            raise StudyError(f"{protocol.id} n={n} series {series}: {error}; the run stops") from None
         for name in names:
-            outcome = evaluate(protocol.resampler(name), x, protocol, seeds.bootstrap)
+            try:
+                outcome = evaluate(protocol.resampler(name), x, protocol, seeds.bootstrap, prepared)
+            except PluginFailure as error:
+                raise StudyError(f"{protocol.id} n={n} series {series}: {error}; the run stops") from None
             values = [
                 outcome.point,
-                outcome.standard_error,
-                outcome.block_length,
+                *(v for v in (outcome.standard_error, outcome.block_length) if v is not None),
                 *(v for _, low, high in outcome.intervals for v in (low, high)),
             ]
             if not all(math.isfinite(v) for v in values):
@@ -244,6 +251,30 @@ def _dask(work, protocol, profile_name, address):
             client.cancel(list(futures))
 
 
+def plugin_origins(protocol: Protocol) -> list[dict[str, Any]]:
+    """Where each piece of a user's code a protocol names comes from (import path,
+    distribution and version, source file hash), loading it first; [] when it names none.
+
+    Raises
+    ------
+    bootmark.studies.plugins.PluginError
+        Code that cannot be loaded.
+    """
+    entries = protocol.plugin_entries()
+    if not entries:
+        return []
+    prepared = prepare(protocol)
+    paths = {
+        spec.entry: contender.path
+        for spec in protocol.resamplers
+        for contender in [prepared.contenders.get(spec.name)]
+        if contender is not None
+    }
+    if protocol.dgp_callable is not None:
+        protocol.process()
+    return [origin_of(entry, paths.get(entry, named)).to_json() for entry, named in entries]
+
+
 def _manifest(protocol, profile):
     versions = provenance.versions()
     return {
@@ -254,6 +285,8 @@ def _manifest(protocol, profile):
         "resamplers": list(profile.resamplers),
         "versions": {key: versions[key] for key in ("numpy", "numba", "arch", "tsbootstrap", "stream_version")},
         "git_sha": provenance.source_state(provenance.source_checkout())["git_sha"],
+        # a resumed run must use the same code of the user's too
+        "plugins": plugin_origins(protocol),
     }
 
 
@@ -359,7 +392,7 @@ class _Progress:
             desc=f"{protocol.id} {profile.name}",
         )
         process = protocol.process()
-        self.truth = {n: truth_of(process, n, protocol.statistic).value for n in profile.n}
+        self.truth = {n: truth_of(process, n, protocol.statistic, **truth_settings(protocol)).value for n in profile.n}
         self.tally = {}
 
     def add(self, chunk, advance=True):
@@ -459,8 +492,18 @@ def run_study(
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise StudyError(f"workers must be an int >= 1, got {workers!r}")
     profile = protocol.profile(profile_name)
+    # a user's code is loaded and checked before anything runs (PluginError names the entry)
+    prepare(protocol, profile.resamplers)
     # the explicit truth step: a Monte Carlo truth is computed (once) before the run needs it
-    ensure_truths(protocol.process(), profile.n, protocol.statistic, report=_say if show_progress else _quiet)
+    ensure_truths(
+        protocol.process(),
+        profile.n,
+        protocol.statistic,
+        report=_say if show_progress else _quiet,
+        **truth_settings(protocol),
+    )
+    for n in profile.n:  # every truth is read once before the run (a process without one is refused here)
+        truth_of(protocol.process(), n, protocol.statistic, **truth_settings(protocol))
     run_directory = run_directory or default_run_directory(protocol, profile_name)
     done = open_run_directory(run_directory, protocol, profile, resume)
     work = [unit for unit in chunks(protocol, profile) if (unit[0], unit[1]) not in done]
@@ -510,6 +553,13 @@ def run_study(
     )
 
 
+def truth_settings(protocol: Protocol) -> dict[str, Any]:
+    """The keyword arguments of :func:`~bootmark.studies.truth.truth_of` and
+    :func:`~bootmark.studies.truth.ensure_truths` a protocol sets: the draws of a plugin
+    process's Monte Carlo truth (``[dgp] truth_draws``)."""
+    return {} if protocol.truth_draws is None else {"draws": protocol.truth_draws}
+
+
 def _trip_if_ready(protocol, profile, done, checked):
     for n in profile.n:
         if n in checked:
@@ -551,7 +601,7 @@ def results_of(
     process = protocol.process()
     cells = []
     for n in profile.n:
-        truth = truth_of(process, n, protocol.statistic)
+        truth = truth_of(process, n, protocol.statistic, **truth_settings(protocol))
         cells.append(
             {
                 "n": n,
@@ -567,11 +617,13 @@ def results_of(
             }
         )
     coverage, errors = summary.summarise(cells)
+    performance = summary.performance(cells, protocol.null)
     return {
         "cells": cells,
         "coverage": coverage,
         "standard_errors": errors,
-        "criteria": [summary.judge(criterion, coverage, cells) for criterion in protocol.criteria],
+        "performance": performance,
+        "criteria": [summary.judge(criterion, coverage, cells, performance) for criterion in protocol.criteria],
         "published": [summary.compare_published(figure, coverage, cells) for figure in protocol.published],
     }
 
@@ -623,6 +675,7 @@ def assemble(
             "dgp": {"name": protocol.dgp_name, "parameters": dict(protocol.dgp_parameters)},
         },
         "peers": peer_versions(),
+        "plugins": plugin_origins(protocol),
         "execution": execution,
         "results": results,
         "results_sha256": results_hash(results),

@@ -29,6 +29,8 @@ from itertools import pairwise
 from statistics import NormalDist
 from typing import TYPE_CHECKING
 
+from .measures import interval_measures, point_measures
+
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from typing import Any
@@ -36,10 +38,13 @@ if TYPE_CHECKING:
     from .protocol import Criterion, PublishedFigure
 
 __all__ = [
+    "POINT_KIND",
     "compare_published",
     "coverage_row",
     "judge",
     "miss_split",
+    "performance",
+    "render_measures",
     "render_table",
     "shipped_citation",
     "summarise",
@@ -48,6 +53,8 @@ __all__ = [
 
 WILSON_Z = NormalDist().inv_cdf(0.975)
 SE_TESTS = ("se_ratio_within", "se_below")
+#: The kind under which the measures of the point estimate and its SE are filed.
+POINT_KIND = "point"
 
 
 def wilson_interval(hits: int, trials: int, z: float = WILSON_Z) -> tuple[float, float]:
@@ -212,16 +219,77 @@ def summarise(cells: Iterable[Mapping[str, Any]]) -> tuple[list[dict[str, Any]],
         for name, columns in cell["resamplers"].items():
             for kind, bounds in columns["intervals"].items():
                 coverage.append(coverage_row(cell["n"], name, kind, bounds["lower"], bounds["upper"], truth["value"]))
-            ratios = [se / truth["standard_error"] for se in columns["standard_error"]]
+            ratios = _ratios(columns["standard_error"], truth["standard_error"])
+            lengths = columns["block_length"]
             errors.append(
                 {
                     "n": cell["n"],
                     "resampler": name,
-                    "mean_se_ratio": math.fsum(ratios) / len(ratios),
-                    "mean_block_length": math.fsum(columns["block_length"]) / len(ratios),
+                    "mean_se_ratio": None if ratios is None else math.fsum(ratios) / len(ratios),
+                    "mean_block_length": None if None in lengths else math.fsum(lengths) / len(lengths),
                 }
             )
     return coverage, errors
+
+
+def _ratios(standard_errors, true_se):
+    """Per-series bootstrap SE / true SE; None when the true SE or any bootstrap SE is
+    unknown (a process or contender of a user's that gives none)."""
+    if true_se is None or None in standard_errors:
+        return None
+    return [se / true_se for se in standard_errors]
+
+
+def performance(cells: Iterable[Mapping[str, Any]], null: float | None = None) -> list[dict[str, Any]]:
+    """The ADEMP performance measures (:mod:`bootmark.studies.measures`) of every cell, as
+    tidy rows ``{"n", "resampler", "kind", "measure", "estimate", "mc_se"}``.
+
+    The measures of the point estimate and its SE (bias, relative bias, empirical SE,
+    model SE, its relative error, MSE) are filed under kind ``"point"``; the interval
+    measures (coverage, bias-eliminated coverage, rejection of ``null``, mean and median
+    width) under each interval kind. Undefined figures are None.
+
+    Parameters
+    ----------
+    cells : iterable of dict
+        The cells of a study receipt (see the module docstring).
+    null : float, optional
+        The value whose rejection rate is reported (the protocol's ``[design] null``).
+
+    Returns
+    -------
+    list of dict
+        One row per (n, resampler, kind, measure), in cell, resampler and kind order.
+
+    Examples
+    --------
+    >>> bounds = {"lower": [-1.0, -0.5, 0.2, -0.3], "upper": [1.0, 0.4, 0.9, 0.1]}
+    >>> columns = {"point": [0.0, -0.05, 0.55, -0.1], "standard_error": [0.4, 0.5, 0.6, 0.5]}
+    >>> columns.update(block_length=[1.0] * 4, intervals={"percentile": bounds})
+    >>> cell = {"n": 200, "truth": {"value": 0.0, "standard_error": 0.5}, "resamplers": {"engine.IID": columns}}
+    >>> rows = performance([cell])
+    >>> [(row["kind"], row["measure"]) for row in rows][:2]
+    [('point', 'bias'), ('point', 'relative_bias')]
+    >>> coverage = next(row for row in rows if row["measure"] == "coverage")
+    >>> coverage["estimate"], round(coverage["mc_se"], 4)
+    (0.75, 0.2165)
+    """
+    rows = []
+    for cell in cells:
+        truth = cell["truth"]["value"]
+        for name, columns in cell["resamplers"].items():
+            points = columns["point"]
+            found = point_measures(points, columns["standard_error"], truth)
+            rows += [_measure_row(cell["n"], name, POINT_KIND, estimate) for estimate in found]
+            mean_point = math.fsum(points) / len(points)
+            for kind, bounds in columns["intervals"].items():
+                found = interval_measures(bounds["lower"], bounds["upper"], truth, mean_point, null)
+                rows += [_measure_row(cell["n"], name, kind, estimate) for estimate in found]
+    return rows
+
+
+def _measure_row(n, resampler, kind, estimate):
+    return {"n": n, "resampler": resampler, "kind": kind, **estimate.to_json()}
 
 
 def _rows_of(coverage, resampler, kind):
@@ -231,9 +299,10 @@ def _rows_of(coverage, resampler, kind):
 
 
 def _series_ratios(cells, resampler, n=None):
-    """Per-series bootstrap SE / true SE of one resampler, cell by cell: {n: [ratios]}."""
+    """Per-series bootstrap SE / true SE of one resampler, cell by cell: {n: [ratios]}
+    (an empty list where an SE is unknown)."""
     return {
-        cell["n"]: [se / cell["truth"]["standard_error"] for se in cell["resamplers"][resampler]["standard_error"]]
+        cell["n"]: _ratios(cell["resamplers"][resampler]["standard_error"], cell["truth"]["standard_error"]) or []
         for cell in cells
         if resampler in cell["resamplers"] and (n is None or cell["n"] == n)
     }
@@ -248,6 +317,10 @@ def _mean_and_mc_se(values):
 def _judge_se_ratio(criterion, cells):
     details, passed = [], True
     for n, ratios in _series_ratios(cells, criterion.resampler, criterion.n).items():
+        if not ratios:
+            passed = False
+            details.append(f"n={n}: no SE ratio (the true SE or a bootstrap SE is unknown)")
+            continue
         mean, spread, mc_se = _mean_and_mc_se(ratios)
         # The published figure has its own MC error; with its series count known, ours
         # stands in for its spread.
@@ -268,6 +341,10 @@ def _judge_se_below(criterion, cells):
             continue
         mine = cell["resamplers"][criterion.resampler]["standard_error"]
         other = cell["resamplers"][criterion.other]["standard_error"]
+        if None in mine or None in other:
+            passed = False
+            details.append(f"n={cell['n']}: a bootstrap SE is unknown")
+            continue
         below = sum(1 for a, b in zip(mine, other, strict=True) if a < b)
         ok = below >= criterion.target * len(mine)
         passed &= ok
@@ -289,8 +366,46 @@ def _verdict(criterion, passed, details, judged=True):
     }
 
 
+def _judge_measure(criterion, performance):
+    """within / at_least / at_most on a performance measure's estimate (and its MC SE)."""
+    rows = sorted(
+        (
+            row
+            for row in performance
+            if row["resampler"] == criterion.resampler
+            and row["kind"] == criterion.kind
+            and row["measure"] == criterion.measure
+            and (criterion.n is None or row["n"] == criterion.n)
+        ),
+        key=lambda row: row["n"],
+    )
+    if not rows:
+        return _verdict(criterion, False, ["not run in this profile"], judged=False)
+    details, passed = [], True
+    for row in rows:
+        estimate, mc_se = row["estimate"], row["mc_se"]
+        if estimate is None:
+            passed = False
+            details.append(f"n={row['n']}: {criterion.measure} is undefined here")
+            continue
+        if criterion.test == "within":
+            gap = estimate - criterion.target
+            ok = mc_se is not None and abs(gap) <= criterion.k * mc_se
+            z = f"{gap / mc_se:+.2f} mc_se" if mc_se else "no mc_se"
+            details.append(f"n={row['n']}: {estimate:.4g} vs {criterion.target:g}, {z}")
+        else:
+            ok = estimate >= criterion.target if criterion.test == "at_least" else estimate <= criterion.target
+            spread = f" (mc_se {mc_se:.2g})" if mc_se is not None else ""
+            details.append(f"n={row['n']}: {estimate:.4g}{spread} vs {criterion.target:g}")
+        passed &= ok
+    return _verdict(criterion, passed, details)
+
+
 def judge(
-    criterion: Criterion, coverage: Sequence[Mapping[str, Any]], cells: Iterable[Mapping[str, Any]] = ()
+    criterion: Criterion,
+    coverage: Sequence[Mapping[str, Any]],
+    cells: Iterable[Mapping[str, Any]] = (),
+    performance: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """The verdict of one criterion: {"id", "statement", "passed", "detail", "rationale", "judged"}.
 
@@ -304,6 +419,9 @@ def judge(
         Coverage rows (:func:`coverage_row`, :func:`summarise`).
     cells : iterable of dict, default ()
         The cells of the run (needed by ``se_ratio_within`` and ``se_below`` only).
+    performance : sequence of dict, default ()
+        Performance rows (:func:`performance`; needed by criteria on a ``measure`` other
+        than coverage).
 
     Returns
     -------
@@ -329,6 +447,8 @@ def judge(
     >>> judge(Criterion("other", "at_least", "engine.IID", "basic", "why", target=0.8), [row])["judged"]
     False
     """
+    if getattr(criterion, "measure", "coverage") != "coverage":
+        return _judge_measure(criterion, performance)
     if criterion.test in SE_TESTS:
         ran = [
             cell
@@ -496,7 +616,7 @@ def render_table(results: Mapping[str, Any], nominal: float) -> str:
         lines.append(
             f"{row['n']:>5}  {row['resampler']:<{width}}{row['kind']:<12}{row['coverage']:>9.3f}  "
             f"{row['wilson_low']:>7.3f}-{row['wilson_high']:<7.3f}{row['mc_se']:>8.3f}"
-            f"{row['mean_width']:>11.4f}{ratios[(row['n'], row['resampler'])]:>9.3f}"
+            f"{row['mean_width']:>11.4f}{_optional(ratios[(row['n'], row['resampler'])], 9, '.3f')}"
         )
     lines.append(f"(nominal coverage {nominal:.2f}; SE ratio = mean bootstrap SE / true SE)")
     if results["criteria"]:
@@ -514,6 +634,43 @@ def render_table(results: Mapping[str, Any], nominal: float) -> str:
                 f"{entry['published']:.3f} ({shipped_citation(entry['source'])}); {ours}"
             )
     return "\n".join(lines)
+
+
+def render_measures(rows: Sequence[Mapping[str, Any]]) -> str:
+    """The performance rows (:func:`performance`) as a plain-text table.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        ``{"n", "resampler", "kind", "measure", "estimate", "mc_se"}`` rows.
+
+    Returns
+    -------
+    str
+        A header, one line per row (undefined figures as ``-``) and a note on units.
+
+    Examples
+    --------
+    >>> row = {"n": 200, "resampler": "engine.IID", "kind": "point", "measure": "bias", "estimate": 0.01}
+    >>> print(render_measures([dict(row, mc_se=0.002)]))
+        n  resampler                     kind        measure                       estimate       mc_se
+      200  engine.IID                    point       bias                            0.0100      0.0020
+    (ADEMP measures with Monte Carlo SEs, Morris et al. 2019, Table 6: docs/measures.md)
+    """
+    width = max([30] + [len(row["resampler"]) + 2 for row in rows])
+    lines = [f"{'n':>5}  {'resampler':<{width}}{'kind':<12}{'measure':<26}{'estimate':>12}{'mc_se':>12}"]
+    for row in rows:
+        lines.append(
+            f"{row['n']:>5}  {row['resampler']:<{width}}{row['kind']:<12}{row['measure']:<26}"
+            f"{_optional(row['estimate'], 12, '.4f')}{_optional(row['mc_se'], 12, '.4f')}"
+        )
+    lines.append("(ADEMP measures with Monte Carlo SEs, Morris et al. 2019, Table 6: docs/measures.md)")
+    return "\n".join(lines)
+
+
+def _optional(value, width, spec):
+    """``value`` formatted to ``width``, or a dash when it is unknown (None)."""
+    return f"{'-':>{width}}" if value is None else f"{value:>{width}{spec}}"
 
 
 def shipped_citation(source: str) -> str:

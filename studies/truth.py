@@ -33,6 +33,7 @@ import numpy as np
 from bootmark import provenance, receipts, workspace
 
 from .dgp import Truth, ols_ar1_slope
+from .plugins import PluginProcess, study_statistic
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -52,9 +53,51 @@ TRUTH_SEED = 20260701
 CHUNK_DRAWS = 10_000  # keeps a chunk of n = 600 paths under 50 MB
 
 
-def _matches(process, n, draws, seed):
-    wanted = {"process": type(process).__name__, "parameters": asdict(process), "n": n, "draws": draws, "seed": seed}
-    return lambda receipt: {key: receipt["body"][key] for key in wanted} == wanted
+def _identity(process, statistic):
+    """What a truth receipt must match: a built-in process by class name and fields (its
+    one statistic, the slope, is implied, as in the receipts made before plugins); a
+    user's process by import path, parameters and statistic."""
+    if isinstance(process, PluginProcess):
+        return {"process": process.path, "parameters": dict(process.parameters), "statistic": statistic}
+    return {"process": type(process).__name__, "parameters": asdict(process)}
+
+
+def _matches(process, n, draws, seed, statistic="ar1_slope"):
+    wanted = {**_identity(process, statistic), "n": n, "draws": draws, "seed": seed}
+    return lambda receipt: {key: receipt["body"].get(key) for key in wanted} == wanted
+
+
+def simulate_statistic_truth(
+    process: PluginProcess, n: int, statistic: str, draws: int = TRUTH_DRAWS, seed: int = TRUTH_SEED
+) -> tuple[float, float]:
+    """(mean, sd) of ``statistic`` over ``draws`` paths of a user's process (writes nothing).
+
+    The paths come from ``process.simulate(n, generator)`` called ``draws`` times on one
+    ``numpy.random.default_rng(seed)``, so the figures are a function of the process,
+    n, draws and seed alone.
+
+    Parameters
+    ----------
+    process : bootmark.studies.plugins.PluginProcess
+        A user's process.
+    n : int
+        Series length (observations).
+    statistic : str
+        The study's statistic (a built-in name or an import path).
+    draws : int, default TRUTH_DRAWS
+        Simulated paths, >= 2.
+    seed : int, default TRUTH_SEED
+        Seed of the numpy generator.
+
+    Returns
+    -------
+    tuple of float
+        (mean, standard deviation with ddof=1) of the statistic over the draws.
+    """
+    function = study_statistic(statistic)
+    generator = np.random.default_rng(seed)
+    values = np.array([function(process.simulate(n, generator)) for _ in range(draws)])
+    return float(np.mean(values)), float(np.std(values, ddof=1))
 
 
 def simulate_slope_truth(process: Any, n: int, draws: int = TRUTH_DRAWS, seed: int = TRUTH_SEED) -> tuple[float, float]:
@@ -197,18 +240,24 @@ def truth_of(
         return process.truth(n, statistic)
     _check_monte_carlo_statistic(process, statistic)
     path = receipts.newest_receipt(
-        workspace.directory_for("truth", directory), "truth", _matches(process, n, draws, seed)
+        workspace.directory_for("truth", directory), "truth", _matches(process, n, draws, seed, statistic)
     )
     if path is None:
         raise TruthMissingError(
-            f"the Monte Carlo truth of {type(process).__name__} at n = {n} has not been computed in this "
+            f"the Monte Carlo truth of {_label(process)} at n = {n} has not been computed in this "
             "workspace; run `bootmark study truth <STUDY>` (or `bootmark study run`, which computes it first)"
         )
-    return _truth_from(process, path)
+    return _truth_from(process, path, n, statistic)
+
+
+def _label(process):
+    return process.path if isinstance(process, PluginProcess) else type(process).__name__
 
 
 def _check_monte_carlo_statistic(process, statistic):
-    if statistic != "ar1_slope":
+    if isinstance(process, PluginProcess):
+        process.truth_value(0, statistic)  # a user's process must still give the true value
+    elif statistic != "ar1_slope":
         process.truth(0, statistic)  # the process's own typed error for a statistic it has no truth for
 
 
@@ -278,10 +327,10 @@ def ensure_truths(
     directory = workspace.directory_for("truth", directory)
     paths = []
     for n in ns:
-        path = receipts.newest_receipt(directory, "truth", _matches(process, n, draws, seed))
+        path = receipts.newest_receipt(directory, "truth", _matches(process, n, draws, seed, statistic))
         if path is None:
-            report(f"computing the Monte Carlo truth of {type(process).__name__} at n = {n} ({draws:,} draws)")
-            path = _compute_truth(process, n, draws, seed, directory)
+            report(f"computing the Monte Carlo truth of {_label(process)} at n = {n} ({draws:,} draws)")
+            path = _compute_truth(process, n, draws, seed, directory, statistic)
             report(f"  truth receipt: {path}")
         paths.append(path)
     return tuple(paths)
@@ -328,17 +377,19 @@ def heteroskedastic_slope_truth(
     return truth_of(process, n, "ar1_slope", directory, draws, seed)
 
 
-def _compute_truth(process, n, draws, seed, directory):
-    """Simulate the slope's truth and write its receipt; return the receipt's path."""
+def _compute_truth(process, n, draws, seed, directory, statistic="ar1_slope"):
+    """Simulate the truth's SE and write its receipt; return the receipt's path."""
     started = provenance.collect()
-    mean, sd = simulate_slope_truth(process, n, draws, seed)
+    if isinstance(process, PluginProcess):
+        mean, sd = simulate_statistic_truth(process, n, statistic, draws, seed)
+    else:
+        mean, sd = simulate_slope_truth(process, n, draws, seed)
     body = {
-        "process": type(process).__name__,
-        "parameters": asdict(process),
+        **_identity(process, statistic),
         "n": n,
         "draws": draws,
         "seed": seed,
-        "statistic": "ols_ar1_slope",
+        "statistic": statistic if isinstance(process, PluginProcess) else "ols_ar1_slope",
         "mean": mean,
         "standard_deviation": sd,
         "monte_carlo_error": sd / math.sqrt(2.0 * (draws - 1)),
@@ -348,12 +399,14 @@ def _compute_truth(process, n, draws, seed, directory):
     return receipts.write_receipt(receipts.seal("truth", started, body), directory)
 
 
-def _truth_from(process, path):
-    """The Truth a truth receipt records: value phi (what an interval should cover), SE the
-    Monte Carlo standard deviation of the slope."""
+def _truth_from(process, path, n, statistic):
+    """The Truth a truth receipt records: the true value (phi for the built-in slope; the
+    user's ``truth(statistic, n)`` for a user's process), SE the Monte Carlo standard
+    deviation of the statistic."""
     body = receipts.load_receipt(path)["body"]
+    value = process.truth_value(n, statistic) if isinstance(process, PluginProcess) else float(process.phi)
     return Truth(
-        float(process.phi),
+        value,
         body["standard_deviation"],
         f"Monte Carlo: {body['draws']:,} draws, receipt {os.path.basename(path)}",
         body["monte_carlo_error"],

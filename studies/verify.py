@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import random
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 from bootmark import provenance
@@ -24,8 +25,9 @@ from bootmark.receipts import load_receipt
 from . import multipliers
 from . import protocol as protocols
 from .dgp import PROCESSES
-from .runner import results_hash, results_of, run_chunk
-from .truth import ensure_truths, simulate_slope_truth
+from .plugins import PluginError, PluginProcess, is_import_path, load_object, origin_of
+from .runner import results_hash, results_of, run_chunk, truth_settings
+from .truth import ensure_truths, simulate_slope_truth, simulate_statistic_truth
 
 DEFAULT_SAMPLE = 20
 # What decides a replay's bits. Receipts from before the kernel was recorded ran Haswell.
@@ -171,14 +173,22 @@ def verify(
     _note_version_changes(report, receipt["provenance"]["versions"])
     if receipt["kind"] == "process":
         return _verify_process(report, protocol, body, progress)
+    if not _plugins_present(report, body.get("plugins", ())):
+        return report
     profile = protocol.profile(body["profile"]["name"])
     cells = {cell["n"]: cell for cell in body["results"]["cells"]}
     done = {}
     for n, cell in cells.items():
         done[(n, 0)] = {"n": n, "first": 0, "last": profile.series, "columns": cell["resamplers"]}
     # the explicit truth step, as the run had it: a missing Monte Carlo truth is computed first
-    ensure_truths(protocol.process(), profile.n, protocol.statistic, report=report.notes.append)
+    ensure_truths(
+        protocol.process(), profile.n, protocol.statistic, report=report.notes.append, **truth_settings(protocol)
+    )
     recomputed = results_of(protocol, profile, done)
+    if "performance" not in body["results"]:
+        # made before the performance measures were recorded: the rest must still agree
+        del recomputed["performance"]
+        report.notes.append("this receipt predates the performance measures; `study show` computes them")
     report.check(
         recomputed == body["results"],
         "summaries, verdicts and published comparisons recompute exactly",
@@ -219,6 +229,36 @@ def _check_registered(report, protocol, file_name, protocol_directory):
         )
     else:
         report.notes.append(f"{file_name} is not in the registered protocols (a test or ad-hoc protocol)")
+
+
+def _plugins_present(report, recorded):
+    """Check the user's code a receipt names is here: say "this receipt needs mypkg 1.2"
+    when its distribution is missing (a failure: nothing can replay) or at another version,
+    or when a workspace module's source differs (notes: a replay may then differ)."""
+    present = True
+    for origin in recorded:
+        wanted = f"{origin['distribution']} {origin['version']}" if origin["distribution"] else None
+        try:
+            load_object(origin["path"], origin["entry"])
+        except PluginError as error:
+            needs = f"this receipt needs {wanted}" if wanted else f"this receipt needs the module {origin['path']}"
+            report.failures.append(f"{needs}: {error}")
+            present = False
+            continue
+        now = origin_of(origin["entry"], origin["path"])
+        for name, version in origin.get("requires", {}).items():
+            if now.requires.get(name) != version:
+                report.notes.append(
+                    f"this receipt needs {name} {version}; installed: {now.requires.get(name) or 'none'} "
+                    "(a replay may differ)"
+                )
+        if wanted and now.version != origin["version"]:
+            report.notes.append(
+                f"this receipt needs {wanted}; installed: {now.version or 'none'} (a replay may differ)"
+            )
+        elif not wanted and now.file_sha256 != origin["file_sha256"]:
+            report.notes.append(f"{origin['path']}: the module's source differs from the run's (a replay may differ)")
+    return present
 
 
 def _note_version_changes(report, recorded):
@@ -269,12 +309,17 @@ def _verify_process(report, protocol, body, progress):
 def _verify_truth(report, body):
     """A Monte Carlo truth is recomputed whole from its recorded process, n, draws and seed."""
     kinds = {kind.__name__: kind for kind in PROCESSES.values()}
-    if body["process"] not in kinds:
+    if is_import_path(body["process"]):  # a user's process: loaded by import path, as the run did
+        cls = load_object(body["process"], "truth receipt process")
+        process = PluginProcess(body["process"], body["parameters"], cls(**body["parameters"]))
+        simulate = partial(simulate_statistic_truth, statistic=body["statistic"])
+    elif body["process"] in kinds:
+        process, simulate = kinds[body["process"]](**body["parameters"]), simulate_slope_truth
+    else:
         report.failures.append(f"unknown process {body['process']!r}: this checkout cannot recompute the truth")
         return report
-    process = kinds[body["process"]](**body["parameters"])
     report.notes.append(f"recomputing all {body['draws']:,} draws (a truth has no per-series sample)")
-    mean, sd = simulate_slope_truth(process, body["n"], body["draws"], body["seed"])
+    mean, sd = simulate(process, body["n"], draws=body["draws"], seed=body["seed"])
     report.check(
         (mean, sd) == (body["mean"], body["standard_deviation"]),
         f"mean and standard deviation of {body['draws']:,} draws recomputed bit for bit",

@@ -67,6 +67,7 @@ BAD_ARGUMENTS = {
         "--sample must be at least 1",
     ),
     "study show": (["study", "show", "{root}/missing.json"], "no receipt file"),
+    "study new": (["study", "new", "bad name!"], "study name 'bad name!'"),
     "study render": (["study", "render"], "no study receipt"),
     "study truth": (["study", "truth", "S3"], "has no truth to compute"),
 }

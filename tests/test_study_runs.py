@@ -117,7 +117,7 @@ def test_resume_refuses_a_changed_protocol(ci_protocol, tmp_path):
 
 
 def _constant_outcome(width):
-    def fake(spec, x, protocol_, seed):
+    def fake(spec, x, protocol_, seed, prepared=None):
         return evaluate.Outcome(0.0, 1.0, 1.0, tuple((kind, 0.0, width) for kind in spec.kinds))
 
     return fake

@@ -1,0 +1,181 @@
+"""A study receipt as data: :func:`load` and a tidy table of its performance measures.
+
+``bootmark.studies.load(path).to_frame()`` is a pandas DataFrame with one row per
+(n, resampler, kind, measure): columns ``n``, ``resampler``, ``kind``, ``measure``,
+``estimate`` and ``mc_se`` (the measures of docs/measures.md; kind ``"point"`` for the
+measures of the point estimate and its SE; undefined figures are NaN). ``bootmark study
+show --format csv|json|markdown`` prints the same table.
+
+A receipt made before the performance measures were recorded gets them computed from its
+per-series outcomes, with the same code, on load; a receipt that records them is read as
+it is.
+
+Examples
+--------
+>>> import os
+>>> from bootmark import workspace
+>>> folder = os.path.join(workspace.find().receipts, "studies")
+>>> path = os.path.join(folder, "study-S1-v1-registered-intel-r-xeon-r-processor-20261203T072511Z-cb0fdf48bd.json")
+>>> study = load(path)
+>>> study.id, study.version
+('S1', 1)
+>>> frame = study.to_frame()
+>>> list(frame.columns)
+['n', 'resampler', 'kind', 'measure', 'estimate', 'mc_se']
+>>> float(frame.query("resampler == 'engine.IID' and measure == 'coverage'")["estimate"].iloc[0])
+0.5085
+>>> relative = frame.query("resampler == 'engine.IID' and measure == 'relative_error_modse'")
+>>> round(float(relative["estimate"].iloc[0]), 3)  # the i.i.d. SE: sqrt((1 - phi)/(1 + phi)) - 1 = -0.58
+-0.574
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from bootmark.receipts import ReceiptError, load_receipt
+
+from .summary import performance
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    import pandas
+
+__all__ = ["COLUMNS", "FORMATS", "StudyReceipt", "load"]
+
+COLUMNS = ("n", "resampler", "kind", "measure", "estimate", "mc_se")
+FORMATS = ("text", "csv", "json", "markdown")
+
+
+@dataclass(frozen=True)
+class StudyReceipt:
+    """A loaded coverage-study receipt and its performance measures.
+
+    Attributes
+    ----------
+    path : str
+        The receipt file.
+    id : str
+        The study id.
+    version : int
+        The protocol version.
+    title : str
+        The study's title.
+    alpha : float
+        Two-sided tail of its intervals (nominal coverage 1 - alpha).
+    body : dict
+        The receipt's body, as read (see docs/receipts.md).
+    rows : tuple of dict
+        The performance rows, ``{"n", "resampler", "kind", "measure", "estimate",
+        "mc_se"}``, in cell, resampler, kind and measure order.
+    """
+
+    path: str
+    id: str
+    version: int
+    title: str
+    alpha: float
+    body: dict = field(repr=False)
+    rows: tuple = field(repr=False)
+
+    def to_frame(self) -> pandas.DataFrame:
+        """The tidy table: one row per (n, resampler, kind, measure).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns :data:`COLUMNS`; ``n`` int64, ``estimate`` and ``mc_se`` float64
+            (NaN where undefined), the rest strings.
+        """
+        # late: pandas is needed only for a frame, and costs a third of a second to import
+        import pandas
+
+        frame = pandas.DataFrame(list(self.rows), columns=list(COLUMNS))
+        frame["n"] = frame["n"].astype("int64")
+        for column in ("estimate", "mc_se"):
+            frame[column] = frame[column].astype("float64")
+        return frame
+
+    def to_csv(self) -> str:
+        """The tidy table as CSV text (header :data:`COLUMNS`; floats written with ``repr``,
+        so they read back to the same bits; an undefined figure is an empty field)."""
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(COLUMNS)
+        for row in self.rows:
+            writer.writerow(
+                ["" if row[c] is None else repr(row[c]) if isinstance(row[c], float) else row[c] for c in COLUMNS]
+            )
+        return out.getvalue()
+
+    def to_json(self) -> str:
+        """The tidy table as a JSON array of row objects (undefined figures are null)."""
+        return json.dumps([{column: row[column] for column in COLUMNS} for row in self.rows], indent=1)
+
+    def to_markdown(self) -> str:
+        """The tidy table as a markdown table: estimate and MC SE to four significant digits."""
+        lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * 3 + "---|" + "---:|" * 2]
+        for row in self.rows:
+            cells = [str(row["n"]), row["resampler"], row["kind"], row["measure"]]
+            cells += ["" if row[c] is None else f"{row[c]:.4g}" for c in ("estimate", "mc_se")]
+            lines.append("| " + " | ".join(cells) + " |")
+        return "\n".join(lines)
+
+    def render(self, form: str) -> str:
+        """The table in ``form``, one of ``"csv"``, ``"json"`` or ``"markdown"``.
+
+        Raises
+        ------
+        ValueError
+            Another form.
+        """
+        writers = {"csv": self.to_csv, "json": self.to_json, "markdown": self.to_markdown}
+        if form not in writers:
+            raise ValueError(f"format must be one of {', '.join(writers)}, got {form!r}")
+        return writers[form]()
+
+
+def load(path: str) -> StudyReceipt:
+    """Load a coverage-study receipt as data.
+
+    Parameters
+    ----------
+    path : str
+        A study receipt (``receipts/studies/<ID>-v<N>-...json``).
+
+    Returns
+    -------
+    StudyReceipt
+        Its identity, body and performance rows (:meth:`StudyReceipt.to_frame`).
+
+    Raises
+    ------
+    bootmark.receipts.ReceiptError
+        The file is not a valid receipt, or is not a coverage-study receipt.
+    """
+    receipt = load_receipt(path)
+    body = receipt["body"]
+    if receipt["kind"] != "study" or "cells" not in body.get("results", {}):
+        raise ReceiptError(
+            f"{path} is a {receipt['kind']} receipt without per-series outcomes; name a coverage-study receipt"
+        )
+    results = body["results"]
+    rows = results["performance"] if "performance" in results else performance(results["cells"])
+    study = body["study"]
+    _check_rows(rows, path)
+    return StudyReceipt(path, study["id"], study["version"], study["title"], body["design"]["alpha"], body, tuple(rows))
+
+
+def _check_rows(rows: list[dict[str, Any]], path: str) -> None:
+    """A row with a non-finite figure cannot come from bootmark: refuse it by name."""
+    for row in rows:
+        for column in ("estimate", "mc_se"):
+            value = row[column]
+            if value is not None and not math.isfinite(value):
+                raise ReceiptError(f"{path}: performance row {row} has a non-finite {column}")

@@ -1,0 +1,195 @@
+"""``bootmark study new NAME``: a protocol and a contender module to start an audit from.
+
+Writes, in the workspace,
+
+* ``protocols/<NAME>-v1.toml``: a coverage study of the mean of an AR(1), every field
+  commented, with a ``tiny`` profile that runs in seconds;
+* ``contenders/<module>.py``: a contender of your own (a Newey-West normal interval for
+  the mean) keeping the contract of :mod:`bootmark.studies.plugins`, which the protocol
+  names by import path next to bootmark's moving-block bootstrap.
+
+Nothing is overwritten: a file that exists is an error, and nothing is written.
+
+Examples
+--------
+>>> import tempfile
+>>> from bootmark import workspace
+>>> with tempfile.TemporaryDirectory() as folder:
+...     made = create("HAC", workspace.find(folder))
+...     [os.path.relpath(path, folder) for path in made]
+['protocols/HAC-v1.toml', 'contenders/hac.py']
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING
+
+from .protocol import ProtocolError
+
+if TYPE_CHECKING:
+    from bootmark.workspace import Workspace
+
+__all__ = ["CONTENDER_FOLDER", "create", "module_name"]
+
+CONTENDER_FOLDER = "contenders"
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+
+_PROTOCOL = '''\
+# A coverage study of your own (docs/protocols.md describes every field).
+# Run it now:      bootmark study run {name} --profile tiny --no-write
+# Run it for real: bootmark study run {name}    (writes receipts/studies/{name}-v1-...json)
+# Once a receipt of this version is committed, never edit this file: copy it to
+# {name}-v2.toml and bump `version`.
+
+id = "{name}"                    # the study's name; the file must be <id>-v<version>.toml
+version = 1
+registered = {today}             # the day the protocol was fixed, before any run
+title = "My interval for the mean of an AR(1) against the moving-block bootstrap"
+claim = """
+What you set out to check, in words, before running it: for example, that a Newey-West
+normal interval for the mean of an AR(1) with phi = 0.5 covers close to its nominal 90%
+at n = 200, as the moving-block bootstrap does.
+"""
+
+[dgp]
+name = "ar1"                     # a built-in process (ar1, ar3, arma11, heteroskedastic_ar1), or
+                                 # callable = "package.module:Class" for a process of your own
+parameters = {{ phi = 0.5, innovation_sd = 1.0, burn_in = 500 }}
+truth = "Closed form: the process mean is 0; its large-n SE is sqrt(long-run variance / n)."
+
+[design]
+statistic = "mean"               # mean, median, var, std, quantile:q, acf:k, ar1_slope, or "package.module:function"
+n = [50, 200]                    # series lengths, increasing
+series = 1000                    # series per n (Monte Carlo repetitions)
+n_bootstraps = 499               # B, replicates per interval
+alpha = 0.10                     # two-sided tail: 90% intervals
+root_seed = {seed}               # every series' data and bootstrap seeds derive from this
+chunk_series = 50                # series per checkpoint
+null = 0.0                       # optional: report how often each interval excludes this value
+
+[[resamplers]]
+name = "engine.MovingBlock(auto)"   # bootmark's moving-block bootstrap, automatic block length
+engine = "MovingBlock"
+block_length = "auto"
+kinds = ["percentile"]
+
+[[resamplers]]
+name = "mine.newey-west"         # your contender, by import path (contenders/ is searched)
+callable = "contenders.{module}:interval"
+kinds = ["normal"]               # passed to your function as kind=
+[resamplers.options]             # passed to your function as keyword arguments
+lags = "auto"
+
+[[criteria]]
+id = "mine-covers"
+test = "within"                  # within k MC SE of target; also at_least, at_most, exceeds, ...
+measure = "coverage"             # any measure: bias, empirical_se, relative_error_modse, mse, ... (docs/measures.md)
+resampler = "mine.newey-west"
+kind = "normal"
+target = 0.90
+k = 3.0
+rationale = "Why this bar, fixed before the run: the interval claims 90% coverage."
+
+[profiles.tiny]                  # a small run to try things: bootmark study run {name} --profile tiny
+series = 20
+n = [50]
+'''
+
+_CONTENDER = '''\
+"""A contender for bootmark's coverage studies: {name}'s own interval.
+
+bootmark calls ``interval`` once per series and interval kind, with the series and the
+study's settings, and reads back the interval (docs/protocols.md, "Your own code").
+"""
+
+import math
+from statistics import NormalDist
+
+import numpy as np
+
+
+def interval(series, *, statistic, alpha, kind, n_bootstraps, seed, lags="auto"):
+    """A normal interval for the mean with a Newey-West (Bartlett) long-run variance.
+
+    series: 1-D float64 array; statistic: the study's statistic (callable; here the mean);
+    alpha: two-sided tail; kind: "normal"; n_bootstraps, seed: unused (no resampling);
+    lags: "auto" (floor(4 (n/100)^(2/9))) or an int. Returns lower, upper and the SE.
+    """
+    x = np.asarray(series, dtype=float)
+    n = x.shape[0]
+    bandwidth = math.floor(4.0 * (n / 100.0) ** (2.0 / 9.0)) if lags == "auto" else int(lags)
+    centred = x - x.mean()
+    variance = centred @ centred / n
+    for lag in range(1, bandwidth + 1):
+        weight = 1.0 - lag / (bandwidth + 1.0)
+        variance += 2.0 * weight * (centred[lag:] @ centred[:-lag]) / n
+    se = math.sqrt(max(variance, 0.0) / n)
+    point = float(statistic(x))
+    z = NormalDist().inv_cdf(1.0 - alpha / 2.0)
+    return {{"lower": point - z * se, "upper": point + z * se, "se": se}}
+
+
+# Optional: bootmark refuses a protocol that asks for another kind or statistic.
+interval.kinds = ("normal",)
+interval.statistics = ("mean",)
+'''
+
+
+def module_name(name: str) -> str:
+    """The contender module's name for study ``name``: lower case, ``-`` as ``_``.
+
+    Examples
+    --------
+    >>> module_name("My-Audit")
+    'my_audit'
+    """
+    return name.lower().replace("-", "_")
+
+
+def create(name: str, where: Workspace, today: str | None = None) -> list[str]:
+    """Write the protocol and contender module of a new study ``name`` into ``where``.
+
+    Parameters
+    ----------
+    name : str
+        The study id: a letter, then letters, digits, ``_`` or ``-``.
+    where : bootmark.workspace.Workspace
+        The workspace (its ``protocols`` folder and root).
+    today : str, optional
+        The ``registered`` date (ISO); default today's date.
+
+    Returns
+    -------
+    list of str
+        The two paths written.
+
+    Raises
+    ------
+    bootmark.studies.protocol.ProtocolError
+        A bad name, or a file that already exists (nothing is written).
+    """
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ProtocolError(f"study name {name!r}: use a letter, then letters, digits, '_' or '-' (e.g. HAC-audit)")
+    # late: only `study new` needs today's date, and it is the one wall-clock read here
+    import datetime
+
+    date = today or datetime.date.today().isoformat()
+    module = module_name(name)
+    protocol_path = os.path.join(where.protocols, f"{name}-v1.toml")
+    contender_path = os.path.join(where.root, CONTENDER_FOLDER, f"{module}.py")
+    existing = [path for path in (protocol_path, contender_path) if os.path.exists(path)]
+    if existing:
+        raise ProtocolError(f"{', '.join(existing)} already exist(s); choose another name (nothing was written)")
+    seed = int.from_bytes(name.encode(), "big") % 2**31  # a fixed function of the name, not of the clock
+    os.makedirs(os.path.dirname(protocol_path), exist_ok=True)
+    os.makedirs(os.path.dirname(contender_path), exist_ok=True)
+    texts = {
+        protocol_path: _PROTOCOL.format(name=name, module=module, today=date, seed=seed),
+        contender_path: _CONTENDER.format(name=name),
+    }
+    for path, text in texts.items():
+        with open(path, "x", encoding="utf-8") as stream:  # "x": never overwrite, even in a race
+            stream.write(text)
+    return list(texts)
