@@ -140,6 +140,9 @@ def _run(args):
         show_progress=not args.no_progress,
     )
     started["finished_utc"] = provenance.utc_now()
+    # the user's code's distributions join the versions a receipt records (bootmark's own are there)
+    versions = started["versions"]
+    versions.update({name: v for name, v in runner.plugin_versions(body["plugins"]).items() if name not in versions})
     print(summary.render_table(body["results"], 1.0 - found.alpha))
     return _record(args, "study", started, body, f"{found.id}-v{found.version}-{args.profile}")
 

@@ -54,6 +54,7 @@ __all__ = [
     "StudyError",
     "TripwireError",
     "chunks",
+    "plugin_versions",
     "results_hash",
     "results_of",
     "run_chunk",
@@ -273,6 +274,24 @@ def plugin_origins(protocol: Protocol) -> list[dict[str, Any]]:
     if protocol.dgp_callable is not None:
         protocol.process()
     return [origin_of(entry, paths.get(entry, named)).to_json() for entry, named in entries]
+
+
+def plugin_versions(origins: Iterable[Mapping[str, Any]]) -> dict[str, str | None]:
+    """{distribution: version} of the user's code a receipt's ``plugins`` name: each
+    entry's own distribution and those it ``requires``, for the receipt's provenance.
+
+    Examples
+    --------
+    >>> origin = {"distribution": None, "version": None, "requires": {"scipy": "1.17.1"}}
+    >>> plugin_versions([origin, {"distribution": "mypkg", "version": "1.2", "requires": {}}])
+    {'scipy': '1.17.1', 'mypkg': '1.2'}
+    """
+    found = {}
+    for origin in origins:
+        if origin["distribution"]:
+            found[origin["distribution"]] = origin["version"]
+        found.update(origin.get("requires", {}))
+    return found
 
 
 def _manifest(protocol, profile):
