@@ -815,7 +815,7 @@ class HeteroskedasticAR1:
     phi: float = 0.5
     first_sd: float = 1.0
     second_sd: float = 3.0
-    statistics = ("ar1_slope",)
+    statistics = ("ar1_slope", "ar_coef")  # one statistic, two names
 
     def __post_init__(self):
         _check_stationary_ar((self.phi,), "phi")
@@ -906,7 +906,7 @@ class HeteroskedasticAR1:
             Always: for ``"ar1_slope"`` the error says to call
             :func:`bootmark.studies.truth.truth_of`; any other statistic has no truth.
         """
-        if statistic != "ar1_slope":
+        if statistic not in ("ar1_slope", "ar_coef"):
             raise InvalidParameterError(
                 ErrorCode.STATISTIC,
                 "statistic",

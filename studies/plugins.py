@@ -53,7 +53,8 @@ bootmark.studies.plugins.PluginError: [[resamplers]] 'mine': cannot import modul
 
 from __future__ import annotations
 
-import contextlib
+import copy
+import functools
 import hashlib
 import importlib
 import importlib.metadata
@@ -68,10 +69,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bootmark import workspace
 from bootmark.reference.errors import BootmarkError
 
 from . import statistics as builtin_statistics
 from .dgp import Truth
+from .peers import PeerNotInstalledError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -94,6 +97,7 @@ __all__ = [
     "load_entry_point",
     "load_object",
     "origin_of",
+    "read_only",
     "study_statistic",
 ]
 
@@ -133,24 +137,16 @@ def is_import_path(text: str) -> bool:
     return isinstance(text, str) and bool(_IMPORT_PATH.match(text))
 
 
-@contextlib.contextmanager
-def _searching(directories):
-    """Put ``directories`` at the end of sys.path for one import (an installed module
-    always wins), and take them off again."""
-    added = [folder for folder in directories if folder and folder not in sys.path]
-    sys.path.extend(added)
-    try:
-        yield
-    finally:
-        for folder in added:
-            with contextlib.suppress(ValueError):
-                sys.path.remove(folder)
+def _search_in(directories):
+    """Append ``directories`` to sys.path (after the installed packages, which always win)
+    and leave them there: a workspace module may import its neighbours when it is
+    called, not only when it is loaded, as pytest leaves its root directory on the path."""
+    for folder in directories:
+        if folder and folder not in sys.path:
+            sys.path.append(folder)
 
 
 def _workspace_root():
-    # late: the workspace is only consulted when a module is not installed
-    from bootmark import workspace
-
     try:
         return workspace.find().root
     except workspace.WorkspaceError:
@@ -194,8 +190,8 @@ def load_object(path: str, where: str, search: Sequence[str] | None = None) -> A
     module_name, _, attribute = path.partition(":")
     folders = [_workspace_root()] if search is None else list(search)
     try:
-        with _searching(folders):
-            module = importlib.import_module(module_name)
+        _search_in(folders)
+        module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
         raise PluginError(
             f"{where}: cannot import module {module_name!r} ({error}); install the distribution that "
@@ -410,7 +406,37 @@ def study_statistic(text: str) -> StudyStatistic:
     function = load_object(text, "[design] statistic")
     if not callable(function):
         raise PluginError(f"[design] statistic: {text} is {type(function).__name__}, not a function")
-    return StudyStatistic(text, function)
+    return StudyStatistic(text, functools.partial(_checked_statistic, function, text))
+
+
+def _checked_statistic(function, name, x):
+    """A user's statistic of one series, on a read-only view, as a finite float; anything
+    else is a PluginFailure naming ``[design] statistic``."""
+    where = f"[design] statistic ({name})"
+    try:
+        value = function(read_only(x))
+    except Exception as error:  # noqa: BLE001 - any failure of the user's code is reported
+        raise PluginFailure(f"{where} raised {type(error).__name__}: {error}") from error
+    if np.ndim(value) != 0:
+        raise PluginFailure(f"{where} returned shape {np.shape(value)}; return one number")
+    return _number(value, "its value", where)
+
+
+def read_only(x: np.ndarray) -> np.ndarray:
+    """A read-only view of ``x``: a user's function that writes into it raises instead of
+    changing what the next resampler sees.
+
+    Examples
+    --------
+    >>> view = read_only(np.zeros(3))
+    >>> view[0] = 1.0
+    Traceback (most recent call last):
+        ...
+    ValueError: assignment destination is read-only
+    """
+    view = np.asarray(x).view()
+    view.flags.writeable = False
+    return view
 
 
 # ------------------------------------------------------------------------------ contender
@@ -442,6 +468,8 @@ class Answer:
 def _number(value, what, where):
     if value is None:
         return None
+    if isinstance(value, (str, bytes, bool, np.bool_)):
+        raise PluginFailure(f"{where}: {what} is {value!r}, not a number")
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -455,7 +483,7 @@ def _read_answer(answer, where):
     """An :class:`Answer` from what a contender returned, or PluginFailure naming it."""
     if isinstance(answer, Mapping):
         get = answer.get
-    elif isinstance(answer, (tuple, list, np.ndarray)) and len(answer) == 2:
+    elif isinstance(answer, (tuple, list, np.ndarray)) and np.ndim(answer) == 1 and len(answer) == 2:
         values = dict(zip(("lower", "upper"), answer, strict=True))
         get = values.get
     elif hasattr(answer, "lower") and hasattr(answer, "upper"):
@@ -505,8 +533,24 @@ class Contender:
     options: Mapping = field(default_factory=lambda: MappingProxyType({}))
 
     def check(self, kinds: Sequence[str], statistic: str) -> None:
-        """Refuse (PluginError) kinds or a statistic the function declares it does not serve."""
+        """Refuse kinds or a statistic the function declares it does not serve.
+
+        Parameters
+        ----------
+        kinds : sequence of str
+            The entry's interval kinds.
+        statistic : str
+            The study's statistic, as the protocol writes it.
+
+        Raises
+        ------
+        PluginError
+            A kind outside ``function.kinds``, a statistic outside
+            ``function.statistics``, or a function that is not callable.
+        """
         served = getattr(self.function, "kinds", None)
+        if isinstance(served, str):  # one kind, written without the tuple
+            served = (served,)
         if served is not None:
             bad = [kind for kind in kinds if kind not in served]
             if bad:
@@ -515,6 +559,8 @@ class Contender:
                     "drop those kinds from the entry"
                 )
         statistics = getattr(self.function, "statistics", None)
+        if isinstance(statistics, str):
+            statistics = (statistics,)
         if statistics is not None and statistic not in statistics:
             raise PluginError(
                 f"{self.entry}: {self.path} computes intervals for {', '.join(statistics)} only; this "
@@ -528,27 +574,46 @@ class Contender:
     ) -> Answer:
         """Call the contender for one series and kind; its :class:`Answer`, checked.
 
+        Parameters
+        ----------
+        series : numpy.ndarray
+            One series (1-D float64, data units); the contender gets a read-only view.
+        statistic : StudyStatistic
+            The study's statistic.
+        alpha : float
+            Two-sided tail.
+        kind : str
+            The interval kind asked for.
+        n_bootstraps : int
+            B.
+        seed : int
+            The series' bootstrap seed.
+
+        Returns
+        -------
+        Answer
+            The checked interval, and the SE, block length and point when given.
+
         Raises
         ------
         PluginFailure
             The function raised, or answered something that is not a finite interval.
-        ModuleNotFoundError
-            Passed through: a package the contender needs is missing (e.g. bootmark's
-            ``PeerNotInstalledError``), which is the user's to install.
+        bootmark.studies.peers.PeerNotInstalledError
+            Passed through: a peer package bootmark's own adapters need is missing.
         """
         where = f"{self.entry} ({self.path}, kind {kind!r})"
         try:
             answer = self.function(
-                series,
+                read_only(series),  # a contender that sorts its series in place must not change the next one's
                 statistic=statistic,
                 alpha=alpha,
                 kind=kind,
                 n_bootstraps=n_bootstraps,
                 seed=seed,
-                **self.options,
+                **copy.deepcopy(dict(self.options)),  # nor options the next call reads
             )
-        except ModuleNotFoundError:
-            raise
+        except PeerNotInstalledError:
+            raise  # bootmark's own adapters: the user's to install, with the command that does it
         except (BootmarkError, Exception) as error:  # noqa: BLE001 - any failure of the user's code is reported
             raise PluginFailure(f"{where} raised {type(error).__name__}: {error}") from error
         return _read_answer(answer, where)
@@ -635,7 +700,9 @@ class PluginProcess:
     @property
     def monte_carlo_truth(self) -> bool:
         """True when the class declares ``monte_carlo_truth`` and has no ``true_se``."""
-        return bool(getattr(self.instance, "monte_carlo_truth", False)) and not hasattr(self.instance, "true_se")
+        return bool(getattr(self.instance, "monte_carlo_truth", False)) and not callable(
+            getattr(self.instance, "true_se", None)
+        )
 
     @property
     def label(self) -> str:

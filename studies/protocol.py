@@ -25,6 +25,15 @@ Criteria (``[[criteria]]``, field ``test``):
 * ``se_below``: the resampler's bootstrap SE is below ``other``'s in at least a
   fraction ``target`` of the series.
 
+``within``, ``at_least`` and ``at_most`` judge another performance measure when the
+criterion names one (``measure = "bias"``, ``"relative_error_modse"``, ...; see
+:mod:`bootmark.studies.measures`), by its estimate and its own Monte Carlo SE; the
+measures of the point estimate take ``kind = "point"``.
+
+Resamplers are engine specs or *contenders*, a user's functions named by import path
+or entry point (:mod:`bootmark.studies.plugins`), as the process (``[dgp] callable``)
+and the statistic can be; their code is loaded when a run starts, never by parsing.
+
 Examples
 --------
 >>> import os
@@ -62,8 +71,11 @@ from . import multipliers, plugins
 from . import statistics as builtin_statistics
 from .dgp import has_truth, make_process
 from .measures import INTERVAL_MEASURES, MEASURES, POINT_MEASURES
+from .summary import POINT_KIND
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from .dgp import AR1, AR3, ARMA11, HeteroskedasticAR1
     from .multipliers import MultiplierProtocol
 
@@ -102,13 +114,12 @@ SETTINGS_OF = {
 }
 CRITERION_TESTS = ("within", "at_least", "at_most", "exceeds", "increases_with_n", "se_ratio_within", "se_below")
 SE_TESTS = ("se_ratio_within", "se_below")
-# Built-in statistics (studies/statistics.py): mean, median, var, std, quantile:q, acf:k,
-# ar1_slope (alias ar_coef); any other is an import path "package.module:function".
-STATISTICS = builtin_statistics.FAMILIES
-# The interval kinds a contender may be asked for: bootmark's and the common others'.
+# How a contender's interval kind may be named (any name it serves, "bca" or "hac" alike).
 _KIND_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
-# The kind under which the measures of the point estimate and its SE are filed.
-POINT_KIND = "point"
+# The arguments bootmark passes a contender itself, which [resamplers.options] cannot set.
+_CALL_ARGUMENTS = ("series", "statistic", "alpha", "kind", "n_bootstraps", "seed")
+# The statistics the engine's calibrated interval can nest (its named kernels).
+_CALIBRATED_STATISTICS = ("mean", "median", "var", "std", "quantile")
 REGISTERED_PROFILE = "registered"
 _FILE_NAME = re.compile(r"^(?P<id>[A-Za-z0-9][A-Za-z0-9_-]*)-v(?P<version>\d+)\.toml$")
 
@@ -467,16 +478,17 @@ class Protocol:
         """
         return plugins.study_statistic(self.statistic)
 
-    def plugin_entries(self) -> tuple[tuple[str, str], ...]:
+    def plugin_entries(self, names: Sequence[str] | None = None) -> tuple[tuple[str, str], ...]:
         """((entry, import path or entry point name), ...) of the code this protocol names
-        outside bootmark's engine, in protocol order."""
+        outside bootmark's engine, in protocol order; of the resamplers ``names`` only,
+        when given (a profile's)."""
         found = []
         if self.dgp_callable is not None:
             found.append(("[dgp] callable", self.dgp_callable))
         if not builtin_statistics.is_builtin(self.statistic):
             found.append(("[design] statistic", self.statistic))
         for spec in self.resamplers:
-            if spec.engine is None:
+            if spec.engine is None and (names is None or spec.name in names):
                 found.append((spec.entry, spec.callable or spec.contender or spec.peer))
         return tuple(found)
 
@@ -576,12 +588,22 @@ def _contender_spec(table, where, name, kinds):
         )
     if not kinds or not all(isinstance(kind, str) and _KIND_NAME.match(kind) for kind in kinds):
         raise ProtocolError(f"{where}: kinds must be a non-empty list of names, got {list(kinds)}")
+    if POINT_KIND in kinds:
+        raise ProtocolError(
+            f"{where}: {POINT_KIND!r} names the measures of the point estimate; call the kind otherwise"
+        )
     if len(set(kinds)) != len(kinds):
         raise ProtocolError(f"{where}: kinds {list(kinds)} repeat a kind")
     path = _field(table, "callable", str, where, required=False)
     if path is not None and not plugins.is_import_path(path):
         raise ProtocolError(f"{where}: callable {path!r} is not an import path; write 'package.module:function'")
     options = _field(table, "options", dict, where, {}, required=False)
+    reserved = sorted(set(options) & set(_CALL_ARGUMENTS))
+    if reserved:
+        raise ProtocolError(
+            f"{where}: [resamplers.options] cannot set {', '.join(reserved)}: bootmark passes "
+            f"{', '.join(_CALL_ARGUMENTS)} itself, from the design"
+        )
     return ResamplerSpec(
         name,
         kinds,
@@ -592,7 +614,7 @@ def _contender_spec(table, where, name, kinds):
     )
 
 
-def _criterion(table, where, resamplers, ns):
+def _criterion(table, where, resamplers, ns, null=None):
     test = _field(table, "test", str, where)
     if test not in CRITERION_TESTS:
         raise ProtocolError(f"{where}: unknown test {test!r}; use one of {', '.join(CRITERION_TESTS)}")
@@ -611,7 +633,7 @@ def _criterion(table, where, resamplers, ns):
         measure=_field(table, "measure", str, where, "coverage", required=False),
     )
     if criterion.measure != "coverage":
-        _check_measure(criterion, where)
+        _check_measure(criterion, where, null)
     known = resamplers.get(criterion.resampler)
     point_measure = criterion.measure in POINT_MEASURES and criterion.kind == POINT_KIND
     if known is None or not se_test and not point_measure and criterion.kind not in known.kinds:
@@ -628,7 +650,7 @@ def _criterion(table, where, resamplers, ns):
     return criterion
 
 
-def _check_measure(criterion, where):
+def _check_measure(criterion, where, null):
     """A criterion on a measure other than coverage: a known measure, a test that reads an
     estimate (within, at_least, at_most), and the kind "point" for the point measures."""
     if criterion.measure not in MEASURES:
@@ -636,6 +658,10 @@ def _check_measure(criterion, where):
     if criterion.test not in ("within", "at_least", "at_most"):
         raise ProtocolError(
             f"{where} ({criterion.id}): a measure is judged by within, at_least or at_most, not {criterion.test!r}"
+        )
+    if criterion.measure == "rejection" and null is None:
+        raise ProtocolError(
+            f"{where} ({criterion.id}): measure 'rejection' needs [design] null, the value whose rejection is counted"
         )
     if (criterion.measure in POINT_MEASURES) != (criterion.kind == POINT_KIND):
         want = f'kind = "{POINT_KIND}"' if criterion.measure in POINT_MEASURES else "an interval kind"
@@ -763,7 +789,9 @@ def parse(text: str, file_name: str) -> Protocol | MultiplierProtocol:
         root_seed=_field(design, "root_seed", int, f"{where} [design]"),
         chunk_series=_positive(_field(design, "chunk_series", int, where, 25, required=False), "chunk_series", where),
         resamplers=resamplers,
-        criteria=tuple(_criterion(item, f"{where} [[criteria]]", by_name, ns) for item in table.get("criteria", [])),
+        criteria=tuple(
+            _criterion(item, f"{where} [[criteria]]", by_name, ns, null) for item in table.get("criteria", [])
+        ),
         published=tuple(_published(item, f"{where} [[published]]") for item in table.get("published", [])),
         profiles=MappingProxyType(profiles),
         file_name=file_name,
@@ -840,11 +868,18 @@ def _check_combinations(protocol, where):
         for spec in resamplers
         if dict(spec.settings).get("design") == "fixed" and dict(spec.settings).get("order", 1) != 1
     ]
-    if fixed_higher and statistic == "ar1_slope":
+    if fixed_higher and statistic in ("ar1_slope", "ar_coef"):
         raise ProtocolError(
             f"{where}: the fixed-design resamplers {fixed_higher} would refit an AR(1) slope on "
             "their own paths' lags, not the observed ones; use order = 1 (whose fused refit keeps "
             'the observed lags) or design = "recursive"'
+        )
+    calibrated = [spec.name for spec in resamplers if spec.engine is not None and "calibrated" in spec.kinds]
+    family = statistic.split(":")[0]
+    if calibrated and (own_statistic or family not in _CALIBRATED_STATISTICS):
+        raise ProtocolError(
+            f'{where}: kind "calibrated" (resamplers {calibrated}) nests the engine\'s named statistics '
+            f"({', '.join(_CALIBRATED_STATISTICS)}) only; this study's statistic is {statistic!r}"
         )
     studentized = [spec.name for spec in resamplers if spec.engine is not None and "studentized" in spec.kinds]
     if studentized and statistic != "mean":

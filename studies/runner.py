@@ -54,11 +54,13 @@ __all__ = [
     "StudyError",
     "TripwireError",
     "chunks",
+    "plugin_origins",
     "plugin_versions",
     "results_hash",
     "results_of",
     "run_chunk",
     "run_study",
+    "truth_settings",
 ]
 
 # Test hook only: seconds each chunk waits before returning, so a test can kill a run
@@ -252,19 +254,20 @@ def _dask(work, protocol, profile_name, address):
             client.cancel(list(futures))
 
 
-def plugin_origins(protocol: Protocol) -> list[dict[str, Any]]:
+def plugin_origins(protocol: Protocol, names: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """Where each piece of a user's code a protocol names comes from (import path,
     distribution and version, source file hash), loading it first; [] when it names none.
+    ``names``: the resamplers run (a profile's); default all.
 
     Raises
     ------
     bootmark.studies.plugins.PluginError
         Code that cannot be loaded.
     """
-    entries = protocol.plugin_entries()
+    entries = protocol.plugin_entries(names)
     if not entries:
         return []
-    prepared = prepare(protocol)
+    prepared = prepare(protocol, names)
     paths = {
         spec.entry: contender.path
         for spec in protocol.resamplers
@@ -305,7 +308,7 @@ def _manifest(protocol, profile):
         "versions": {key: versions[key] for key in ("numpy", "numba", "arch", "tsbootstrap", "stream_version")},
         "git_sha": provenance.source_state(provenance.source_checkout())["git_sha"],
         # a resumed run must use the same code of the user's too
-        "plugins": plugin_origins(protocol),
+        "plugins": plugin_origins(protocol, profile.resamplers),
     }
 
 
@@ -694,7 +697,7 @@ def assemble(
             "dgp": {"name": protocol.dgp_name, "parameters": dict(protocol.dgp_parameters)},
         },
         "peers": peer_versions(),
-        "plugins": plugin_origins(protocol),
+        "plugins": plugin_origins(protocol, profile.resamplers),
         "execution": execution,
         "results": results,
         "results_sha256": results_hash(results),

@@ -26,7 +26,7 @@ import os
 import re
 from typing import TYPE_CHECKING
 
-from .protocol import ProtocolError
+from .protocol import ProtocolError, protocol_paths
 
 if TYPE_CHECKING:
     from bootmark.workspace import Workspace
@@ -168,7 +168,8 @@ def create(name: str, where: Workspace, today: str | None = None) -> list[str]:
     Raises
     ------
     bootmark.studies.protocol.ProtocolError
-        A bad name, or a file that already exists (nothing is written).
+        A bad name, a study id already registered (shipped or in the workspace), or a
+        file that already exists (nothing is written).
     """
     if not isinstance(name, str) or not _NAME.match(name):
         raise ProtocolError(f"study name {name!r}: use a letter, then letters, digits, '_' or '-' (e.g. HAC-audit)")
@@ -179,6 +180,11 @@ def create(name: str, where: Workspace, today: str | None = None) -> list[str]:
     module = module_name(name)
     protocol_path = os.path.join(where.protocols, f"{name}-v1.toml")
     contender_path = os.path.join(where.root, CONTENDER_FOLDER, f"{module}.py")
+    taken = sorted(key for key in protocol_paths() if key.rsplit("-v", 1)[0] == name)
+    if taken:
+        raise ProtocolError(
+            f"study {name!r} is already registered ({', '.join(taken)}); choose another name (nothing was written)"
+        )
     existing = [path for path in (protocol_path, contender_path) if os.path.exists(path)]
     if existing:
         raise ProtocolError(f"{', '.join(existing)} already exist(s); choose another name (nothing was written)")

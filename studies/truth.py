@@ -33,7 +33,7 @@ import numpy as np
 from bootmark import provenance, receipts, workspace
 
 from .dgp import Truth, ols_ar1_slope
-from .plugins import PluginProcess, study_statistic
+from .plugins import PluginProcess, origin_of, study_statistic
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -45,6 +45,7 @@ __all__ = [
     "heteroskedastic_slope_truth",
     "is_monte_carlo",
     "simulate_slope_truth",
+    "simulate_statistic_truth",
     "truth_of",
 ]
 
@@ -58,7 +59,14 @@ def _identity(process, statistic):
     one statistic, the slope, is implied, as in the receipts made before plugins); a
     user's process by import path, parameters and statistic."""
     if isinstance(process, PluginProcess):
-        return {"process": process.path, "parameters": dict(process.parameters), "statistic": statistic}
+        # the module's source hash too: an edited simulate() must not reuse an old truth
+        source = origin_of("[dgp] callable", process.path).file_sha256
+        return {
+            "process": process.path,
+            "parameters": dict(process.parameters),
+            "statistic": statistic,
+            "source_sha256": source,
+        }
     return {"process": type(process).__name__, "parameters": asdict(process)}
 
 
@@ -198,8 +206,9 @@ def truth_of(
         A process of :mod:`bootmark.studies.dgp`.
     n : int
         Series length (observations).
-    statistic : {"mean", "ar1_slope"}
-        The study's statistic.
+    statistic : str
+        The study's statistic: a built-in name (:mod:`bootmark.studies.statistics`) or,
+        for a user's process, an import path its ``truth`` knows.
     directory : str or os.PathLike, optional
         Folder of truth receipts; default the workspace's ``receipts/studies/truth``.
     draws : int, default TRUTH_DRAWS (200,000)
@@ -238,7 +247,7 @@ def truth_of(
     """
     if not is_monte_carlo(process):
         return process.truth(n, statistic)
-    _check_monte_carlo_statistic(process, statistic)
+    _check_monte_carlo_statistic(process, statistic, n)
     path = receipts.newest_receipt(
         workspace.directory_for("truth", directory), "truth", _matches(process, n, draws, seed, statistic)
     )
@@ -254,11 +263,11 @@ def _label(process):
     return process.path if isinstance(process, PluginProcess) else type(process).__name__
 
 
-def _check_monte_carlo_statistic(process, statistic):
+def _check_monte_carlo_statistic(process, statistic, n):
     if isinstance(process, PluginProcess):
-        process.truth_value(0, statistic)  # a user's process must still give the true value
-    elif statistic != "ar1_slope":
-        process.truth(0, statistic)  # the process's own typed error for a statistic it has no truth for
+        process.truth_value(n, statistic)  # a user's process must still give the true value
+    elif statistic not in ("ar1_slope", "ar_coef"):
+        process.truth(n, statistic)  # the process's own typed error for a statistic it has no truth for
 
 
 def ensure_truths(
@@ -282,8 +291,9 @@ def ensure_truths(
         A process of :mod:`bootmark.studies.dgp`.
     ns : iterable of int
         The series lengths the study needs.
-    statistic : {"mean", "ar1_slope"}
-        The study's statistic.
+    statistic : str
+        The study's statistic: a built-in name (:mod:`bootmark.studies.statistics`) or,
+        for a user's process, an import path its ``truth`` knows.
     directory : str or os.PathLike, optional
         Folder of truth receipts; default the workspace's ``receipts/studies/truth``.
     draws : int, default TRUTH_DRAWS (200,000)
@@ -323,10 +333,10 @@ def ensure_truths(
     """
     if not is_monte_carlo(process):
         return ()
-    _check_monte_carlo_statistic(process, statistic)
     directory = workspace.directory_for("truth", directory)
     paths = []
     for n in ns:
+        _check_monte_carlo_statistic(process, statistic, n)
         path = receipts.newest_receipt(directory, "truth", _matches(process, n, draws, seed, statistic))
         if path is None:
             report(f"computing the Monte Carlo truth of {_label(process)} at n = {n} ({draws:,} draws)")

@@ -310,8 +310,12 @@ def _verify_truth(report, body):
     """A Monte Carlo truth is recomputed whole from its recorded process, n, draws and seed."""
     kinds = {kind.__name__: kind for kind in PROCESSES.values()}
     if is_import_path(body["process"]):  # a user's process: loaded by import path, as the run did
-        cls = load_object(body["process"], "truth receipt process")
-        process = PluginProcess(body["process"], body["parameters"], cls(**body["parameters"]))
+        try:
+            cls = load_object(body["process"], "truth receipt process")
+            process = PluginProcess(body["process"], body["parameters"], cls(**body["parameters"]))
+        except Exception as error:  # noqa: BLE001 - the user's code is missing or refuses: say so, do not crash
+            report.failures.append(f"this truth needs the process {body['process']}: {error}")
+            return report
         simulate = partial(simulate_statistic_truth, statistic=body["statistic"])
     elif body["process"] in kinds:
         process, simulate = kinds[body["process"]](**body["parameters"]), simulate_slope_truth

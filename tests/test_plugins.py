@@ -81,6 +81,15 @@ class NoTruth:
         return rng.standard_normal(n)
 
 
+class AnyTruth(MA1):
+    """Knows a truth (0) for any statistic, and no true SE."""
+
+    def truth(self, statistic, n):
+        return 0.0
+
+    true_se = None
+
+
 class WrongLength(MA1):
     def simulate(self, n, rng):
         return rng.standard_normal(n - 1)
@@ -131,6 +140,33 @@ def reversed_bounds(series, **settings):
 
 def constant(series, **settings):
     return (-1.0, 1.0)
+
+
+def imports_late(series, **settings):
+    import no_such_module_at_call_time  # noqa: F401
+
+    return (-1.0, 1.0)
+
+
+def zero_dimensional(series, **settings):
+    return np.array(1.0)
+
+
+def sorts_in_place(series, **settings):
+    series.sort()
+    return (series[0], series[-1])
+
+
+def strings(series, **settings):
+    return ("-0.5", "0.5")
+
+
+def stat_raises(x):
+    raise ArithmeticError("my statistic broke")
+
+
+def stat_array(x):
+    return np.array([1.0, 2.0])
 
 
 def trimmed_mean(x):
@@ -327,6 +363,10 @@ def test_a_declared_kind_refuses_another(space, tmp_path):
 @pytest.mark.parametrize(
     "function, message",
     [
+        ("imports_late", r"'mine.bad' .* raised ModuleNotFoundError: No module named 'no_such_module_at_call_time'"),
+        ("zero_dimensional", r"'mine.bad' .*: returned array\(1\.\)"),
+        ("sorts_in_place", r"'mine.bad' .* raised ValueError: .*read-only"),
+        ("strings", r"'mine.bad' .*: lower is '-0.5', not a number"),
         ("raises", r"'mine.bad' .* raised RuntimeError: my contender broke"),
         ("returns_nan", r"'mine.bad' .*: lower is nan"),
         ("reversed_bounds", r"'mine.bad' .*: lower 1.0 > upper -1.0"),
@@ -403,7 +443,7 @@ def test_study_new_scaffolds_a_study_that_runs_at_once(tmp_path):
     assert ran.returncode in (0, 1), ran.stderr  # finished: criteria judged on 20 series
     assert "mine.newey-west" in ran.stdout and "receipt:" in ran.stdout
     again = _cli(["study", "new", "HACdemo"], environment, tmp_path)
-    assert again.returncode == 2 and "already exist" in again.stderr and "Traceback" not in again.stderr
+    assert again.returncode == 2 and "already registered" in again.stderr and "Traceback" not in again.stderr
 
 
 def test_bad_plugins_are_one_line_errors_at_the_command_line(space, tmp_path):
@@ -429,3 +469,82 @@ def test_verify_replays_a_plugin_study_and_notes_changed_code(acceptance_body, s
     module.write_text(module.read_text() + "\n# edited after the run\n")
     report = verify(path, sample=1, sample_seed=1)
     assert any("the module's source differs" in note for note in report.notes), report.notes
+
+
+@pytest.mark.parametrize(
+    "function, message",
+    [("stat_raises", "raised ArithmeticError: my statistic broke"), ("stat_array", r"returned shape \(2,\)")],
+)
+def test_a_statistic_of_ones_own_that_fails_stops_the_run_naming_it(space, tmp_path, function, message):
+    resamplers = """
+[[resamplers]]
+name = "engine.MovingBlock(4)"
+engine = "MovingBlock"
+block_length = 4
+kinds = ["percentile"]
+"""
+    statistic = f"{space[1]['contenders']}:{function}"
+    found = _protocol(space, process="AnyTruth", resamplers=resamplers, statistic=statistic, series=20)
+    with pytest.raises(StudyError, match=rf"\[design\] statistic .*{message}"):
+        runner.run_study(found, "tiny", run_directory=str(tmp_path / "run"), show_progress=False)
+
+
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        ('kinds = ["point"]', "'point' names the measures of the point estimate"),
+        ('kinds = ["normal"]\n[resamplers.options]\nseed = 3', r"options\] cannot set seed"),
+    ],
+)
+def test_a_contender_entry_that_cannot_work_is_refused_when_parsed(space, entry, message):
+    resamplers = f"""
+[[resamplers]]
+name = "mine.bad"
+callable = "{space[1]["contenders"]}:oracle"
+{entry}
+"""
+    with pytest.raises(protocol.ProtocolError, match=message):
+        _protocol(space, resamplers=resamplers)
+
+
+def test_calibrated_intervals_of_a_statistic_the_engine_cannot_nest_are_refused(space):
+    resamplers = """
+[[resamplers]]
+name = "engine.MovingBlock(4)"
+engine = "MovingBlock"
+block_length = 4
+kinds = ["calibrated"]
+"""
+    with pytest.raises(protocol.ProtocolError, match='kind "calibrated"'):
+        _protocol(space, process="AnyTruth", resamplers=resamplers, statistic="acf:1")
+
+
+def test_a_profile_runs_without_the_contenders_it_leaves_out(space, tmp_path):
+    folder, names = space
+    resamplers = (
+        RESAMPLERS.format(contenders=names["contenders"], theta=THETA)
+        + """
+[[resamplers]]
+name = "mine.missing"
+callable = "no_such_module_anywhere:interval"
+kinds = ["normal"]
+"""
+    )
+    found = _protocol(space, resamplers=resamplers, series=20)
+    text = found.text.replace(
+        "[profiles.tiny]\nseries = 20", '[profiles.tiny]\nseries = 20\nresamplers = ["mine.oracle"]'
+    )
+    path = folder / "protocols" / found.file_name
+    path.write_text(text)
+    body = runner.run_study(protocol.load(str(path)), "tiny", run_directory=str(tmp_path / "run"), show_progress=False)
+    assert [origin["entry"] for origin in body["plugins"]] == ["[dgp] callable", "[[resamplers]] 'mine.oracle'"]
+
+
+def test_study_new_refuses_the_id_of_a_registered_study(tmp_path, monkeypatch):
+    from bootmark.studies import scaffold
+
+    workspace.init(str(tmp_path))
+    monkeypatch.setenv("BOOTMARK_WORKSPACE", str(tmp_path))
+    with pytest.raises(protocol.ProtocolError, match="'S1' is already registered"):
+        scaffold.create("S1", workspace.find())
+    assert not (tmp_path / "protocols" / "S1-v1.toml").exists()

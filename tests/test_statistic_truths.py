@@ -438,8 +438,8 @@ def test_truth_and_has_truth_refuse_what_a_process_does_not_know():
             with pytest.raises(InvalidParameterError) as caught:
                 process.truth(100, bad)
             assert caught.value.code is ErrorCode.STATISTIC
-    assert HeteroskedasticAR1.statistics == ("ar1_slope",)
-    assert dgp.has_truth(HeteroskedasticAR1(), "ar1_slope")
+    assert HeteroskedasticAR1.statistics == ("ar1_slope", "ar_coef")  # one statistic, two names
+    assert dgp.has_truth(HeteroskedasticAR1(), "ar1_slope") and dgp.has_truth(HeteroskedasticAR1(), "ar_coef")
     assert not dgp.has_truth(HeteroskedasticAR1(), "median")
     with pytest.raises(InvalidParameterError, match="heteroskedastic_ar1 has no truth for 'median'"):
         HeteroskedasticAR1().truth(100, "median")

@@ -288,7 +288,14 @@ name = "engine.StationaryBlock(5)"''',
     )
     with pytest.raises(protocol.ProtocolError, match="observed ones"):
         protocol.parse(text, "CI-v1.toml")
-    protocol.parse(text.replace("order = 2", "order = 1"), "CI-v1.toml")  # the fused refit keeps the observed lags
+    # the fused refit keeps the observed lags (and the moving block drops its calibrated
+    # interval, which the engine nests for its named statistics only)
+    accepted = text.replace("order = 2", "order = 1").replace(
+        'kinds = ["percentile", "calibrated"]', 'kinds = ["percentile"]'
+    )
+    protocol.parse(accepted, "CI-v1.toml")
+    with pytest.raises(protocol.ProtocolError, match='kind "calibrated"'):
+        protocol.parse(text.replace("order = 2", "order = 1"), "CI-v1.toml")
 
 
 def test_a_process_without_a_closed_form_is_pure_and_its_truth_an_explicit_step(tmp_path):
