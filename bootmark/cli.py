@@ -19,53 +19,77 @@ Exit codes, the same for every verb:
 """
 
 import argparse
+import ast
+import importlib.util
 import json
 import os
 import sys
+import tokenize
 import traceback
 
-from bootmark.reference.errors import BootmarkError
+# Light modules only: `bootmark --version`, `--help` and `init` must work, fast, without
+# loading numpy, numba or the engine (nor fail when one of them is broken). Each verb's
+# handler imports what it needs when it runs.
 from bootmark.reference.indices import STREAM_VERSION
 from bootmark.studies import cli as study_cli
-from bootmark.studies.peers import PeerNotInstalledError
-from bootmark.studies.plugins import PluginError, PluginFailure
-from bootmark.studies.protocol import ProtocolError
-from bootmark.studies.runner import StudyError
-from bootmark.studies.truth import TruthMissingError
 
-from . import __version__, bench, compare, head_to_head, memory, receipts, scoreboard, workspace
-from .bench import TripwireError
-from .compare import ComparisonError
-from .doctor import report
-from .example import render_s1
-from .gate import run_gate
-from .head_to_head import HeadToHeadError
-from .memory import MemoryRunError
-from .receipts import ReceiptError
+from . import __version__, workspace
 from .usage import UsageError
-from .workspace import WorkspaceError
 
 __all__ = ["main", "UsageError", "OK", "FINDING", "USAGE", "STOPPED", "BUG", "INTERRUPTED"]
 
 OK, FINDING, USAGE, STOPPED, BUG, INTERRUPTED = 0, 1, 2, 3, 70, 130
 
 
-# Exception types that are the user's to fix, reported in one line (exit 2).
+# Exception types that are the user's to fix, reported in one line (exit 2), as (module,
+# class name) pairs: a class is looked up only when its module is loaded already (an
+# instance of it cannot exist before), so sorting an error imports nothing.
 USER_ERRORS = (
-    UsageError,
-    TruthMissingError,
-    WorkspaceError,
-    ReceiptError,
-    ProtocolError,
-    PeerNotInstalledError,
-    PluginError,
-    BootmarkError,
-    ComparisonError,
-    HeadToHeadError,
-    OSError,
+    ("bootmark.usage", "UsageError"),
+    ("bootmark.studies.truth", "TruthMissingError"),
+    ("bootmark.workspace", "WorkspaceError"),
+    ("bootmark.receipts", "ReceiptError"),
+    ("bootmark.studies.protocol", "ProtocolError"),
+    ("bootmark.studies.peers", "PeerNotInstalledError"),
+    ("bootmark.studies.plugins", "PluginError"),
+    ("bootmark.reference.errors", "BootmarkError"),
+    ("bootmark.compare", "ComparisonError"),
+    ("bootmark.head_to_head", "HeadToHeadError"),
+    ("builtins", "OSError"),
 )
-# Exception types that mean a run was stopped on purpose (exit 3).
-STOPPED_ERRORS = (TripwireError, MemoryRunError, StudyError, PluginFailure)
+# Exception types that mean a run was stopped on purpose (exit 3), likewise.
+STOPPED_ERRORS = (
+    ("bootmark.bench", "TripwireError"),
+    ("bootmark.memory", "MemoryRunError"),
+    ("bootmark.studies.runner", "StudyError"),
+    ("bootmark.studies.plugins", "PluginFailure"),
+)
+
+
+def _is_one_of(error, table):
+    """Whether ``error`` is an instance of a class of ``table`` ((module, class name) pairs)."""
+    classes = (getattr(sys.modules.get(module), name, None) for module, name in table)
+    return isinstance(error, tuple(found for found in classes if isinstance(found, type)))
+
+
+def _broken_dependency(error):
+    """The package an ImportError says is missing or broken, when it is not bootmark (a
+    dependency the user's environment lacks or cannot load: theirs to fix); else None (an
+    import that fails in bootmark's own code is a bug)."""
+    if not isinstance(error, ImportError):
+        return None
+    if isinstance(error, ModuleNotFoundError):
+        package = (error.name or "").partition(".")[0]
+        return package if package and package != "bootmark" else None
+    # a broken package raises while it is imported: in frames of its own, after bootmark's last
+    outside = []
+    for frame, _ in traceback.walk_tb(error.__traceback__):
+        package = frame.f_globals.get("__name__", "").partition(".")[0]
+        if package in ("bootmark", "__main__"):
+            outside = []
+        elif package not in sys.stdlib_module_names:
+            outside.append(package)
+    return outside[0] if outside else None
 
 
 # ------------------------------------------------------------------------------ verbs
@@ -83,6 +107,9 @@ def _init(args):
 
 def _doctor(args):
     """The report, even when the workspace is unusable (then said last, exit 2)."""
+    # late: loads numba and the engine, which `--version`, `--help` and `init` must not
+    from .doctor import report
+
     try:
         found = _use_workspace(args.workspace)
     except workspace.WorkspaceError as error:
@@ -93,11 +120,17 @@ def _doctor(args):
 
 
 def _example(args):
+    # late: loads the studies' processes (numpy), which `--version`, `--help` and `init` must not
+    from .example import render_s1
+
     print(render_s1(args.n_bootstraps, args.seed, args.alpha))
     return OK
 
 
 def _bench_cells(profile, filters_text):
+    # late: loads the engine (numba), which `--version`, `--help` and `init` must not
+    from . import bench
+
     try:
         cells = bench.select(bench.grid(profile), bench.parse_filters(filters_text))
     except ValueError as error:
@@ -124,10 +157,16 @@ def _write(receipt, directory, kind, no_write):
     if no_write:
         print("(receipt not written: --no-write)")
     else:
+        # late: loads jsonschema, which `--version`, `--help` and `init` need not
+        from . import receipts
+
         print(f"receipt: {receipts.write_receipt(receipt, workspace.directory_for(kind, directory))}")
 
 
 def _bench(args):
+    # late: loads the engine (numba), which `--version`, `--help` and `init` must not
+    from . import bench
+
     if args.samples < 3 or args.warmups < 0:
         raise UsageError(
             f"--samples must be at least 3 (got {args.samples}) and --warmups at least 0 (got {args.warmups})"
@@ -146,12 +185,15 @@ def _bench(args):
 
 
 def _compare(args):
+    # late: loads jsonschema, which `--version`, `--help` and `init` need not
+    from . import compare, receipts
+
     for path in (args.old, args.new):
         if not os.path.isfile(path):
             raise UsageError(f"no receipt file {path!r}; name two bench receipts, e.g. from receipts/bench/")
     try:
         verdict = compare.compare_paths(args.old, args.new, args.tolerance, args.threaded_tolerance)
-    except (compare.ComparisonError, ReceiptError) as error:
+    except (compare.ComparisonError, receipts.ReceiptError) as error:
         print(f"bootmark compare: {error}", file=sys.stderr)
         return compare.INCOMPARABLE
     print(compare.render_markdown(verdict))
@@ -162,6 +204,9 @@ def _compare(args):
 
 
 def _versus(args):
+    # late: loads the engine (numba), which `--version`, `--help` and `init` must not
+    from . import head_to_head
+
     cells = _bench_cells("quick", args.cells)
     verdict = head_to_head.compare_revisions(
         args.revision, cells, args.tolerance, args.threaded_tolerance, args.rounds, show_progress=not args.no_progress
@@ -171,10 +216,16 @@ def _versus(args):
 
 
 def _gate(args):
+    # late: loads the engine (numba), which `--version`, `--help` and `init` must not
+    from .gate import run_gate
+
     return run_gate(args.tolerance, show_progress=not args.no_progress)
 
 
 def _memory(args):
+    # late: loads the engine (numba), which `--version`, `--help` and `init` must not
+    from . import memory
+
     _writable_receipt_folder(args.output_dir, "memory", args.no_write)
     receipt = memory.run_sweep(show_progress=not args.no_progress)
     print(memory.render_table(receipt))
@@ -183,6 +234,9 @@ def _memory(args):
 
 
 def _scoreboard(args):
+    # late: loads the engine (numba), which `--version`, `--help` and `init` must not
+    from . import scoreboard
+
     if args.receipt:
         if args.readme:
             raise UsageError("--readme renders the workspace's newest receipts; drop RECEIPT to use it")
@@ -234,7 +288,7 @@ def _add_bench(commands):
     timed = commands.add_parser(
         "bench",
         help="time the engine against arch and tsbootstrap; write a receipt",
-        description=bench.__doc__,
+        description=_docstring("bootmark.bench"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     timed.add_argument("--quick", action="store_true", help="the small CI profile (n = 2000, B = 999, + sentinels)")
@@ -277,7 +331,7 @@ def _add_versus(commands):
         "versus",
         help="time a committed revision's engine against this checkout's, side "
         "by side on this box (exit 0 pass, 1 regression, 2 cannot be timed)",
-        description=head_to_head.__doc__,
+        description=_docstring("bootmark.head_to_head"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     versus.add_argument("revision", help="a git commit, tag or branch of bootmark's checkout, e.g. HEAD~3")
@@ -307,7 +361,7 @@ def _add_memory(commands):
     swept = commands.add_parser(
         "memory",
         help="peak-memory sweep over B in fresh processes; write a receipt",
-        description=memory.__doc__,
+        description=_docstring("bootmark.memory"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     swept.add_argument("--output-dir", help="where the receipt goes (default: the workspace's receipts/memory)")
@@ -367,6 +421,25 @@ def build_parser():
     return parser
 
 
+def _docstring(module):
+    """The ``__doc__`` of ``module`` without importing it (its first statement, read from
+    its source) unless it is loaded: bench, versus and memory show their module's docstring
+    as their help, and those modules load the engine."""
+    if module in sys.modules:
+        return sys.modules[module].__doc__
+    with open(importlib.util.find_spec(module).origin, encoding="utf-8") as source:
+        lines = []
+
+        def read_line():
+            lines.append(source.readline())
+            return lines[-1]
+
+        for token in tokenize.generate_tokens(read_line):
+            if token.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                break
+    return ast.get_docstring(ast.parse("".join(lines)), clean=False)
+
+
 def _version_line():
     return f"bootmark {__version__} (stream version {STREAM_VERSION})"
 
@@ -397,12 +470,20 @@ def main(argv=None):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return OK
     except Exception as error:  # noqa: BLE001 - sorted below into user errors, stops and bugs
-        if isinstance(error, STOPPED_ERRORS):
+        if _is_one_of(error, STOPPED_ERRORS):
             kind = "TRIPWIRE" if "Tripwire" in type(error).__name__ else "stopped"
             print(f"bootmark {verb}: {kind}: {error}", file=sys.stderr)
             return STOPPED
-        if isinstance(error, USER_ERRORS):
+        if _is_one_of(error, USER_ERRORS):
             print(f"bootmark {verb}: {_one_line(error)}", file=sys.stderr)
+            return USAGE
+        dependency = _broken_dependency(error)
+        if dependency:
+            print(
+                f"bootmark {verb}: cannot import {dependency}, which this verb needs: {_one_line(error)}; "
+                f"it is missing or broken in this Python ({sys.executable}): reinstall it",
+                file=sys.stderr,
+            )
             return USAGE
         traceback.print_exc()
         print(

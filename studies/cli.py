@@ -15,19 +15,19 @@ import argparse
 import os
 import sys
 
-from bootmark import blas, provenance, receipts, workspace
+# Light modules only: building the parser (every `bootmark` command, `--version` too) must
+# not load the engine, numpy or numba. The actions import the rest when they run.
+from bootmark import blas, receipts, workspace
 from bootmark.receipts import ReceiptError, load_receipt
 from bootmark.usage import UsageError
 
-from . import multipliers, peers, protocol, report, results, runner, scaffold, summary
-from . import protocol as protocols
-from . import truth as truths
-from .multipliers import render_table
-from .protocol import REGISTERED_PROFILE, ProtocolError
-from .runner import StudyError
-from .verify import verify
+from . import results, summary
 
 OK, CRITERION_FAILED, USAGE, STOPPED = 0, 1, 2, 3
+
+# The parser's default profile: bootmark.studies.protocol.REGISTERED_PROFILE, named here
+# because that module loads the engine; tests/test_cli_startup.py checks the two agree.
+REGISTERED_PROFILE = "registered"
 
 
 def add_parser(commands):
@@ -97,6 +97,9 @@ def add_parser(commands):
 
 
 def _list(args):
+    # late: loads the engine (numba), which building the parser must not
+    from . import protocol, report
+
     newest = report.newest_study_receipts()
     for found in protocol.registered():
         where = (
@@ -119,12 +122,18 @@ def _list(args):
 
 
 def _run(args):
-    found = protocols.find(args.study)
+    # late: loads the engine (numba), which building the parser must not
+    from bootmark import provenance
+
+    # late: as above
+    from . import peers, protocol, runner
+
+    found = protocol.find(args.study)
     if found.kind == "coverage":
         found.profile(args.profile)
         peers.require_installed(resampler.contender or resampler.peer for resampler in found.resamplers)
     if args.workers < 1:
-        raise protocols.ProtocolError(f"--workers must be at least 1, got {args.workers}")
+        raise protocol.ProtocolError(f"--workers must be at least 1, got {args.workers}")
     if not args.no_write:  # checked before the run, not after it
         workspace.writable_directory("study", args.output_dir)
     started = provenance.collect()
@@ -162,8 +171,14 @@ def _record(args, kind, started, body, tag):
 
 def _run_process(found, started, args):
     """A process study (S3): one pass over the replicates in this process; a ``process`` receipt."""
+    # late: loads the engine (numba), which building the parser must not
+    from bootmark import provenance
+
+    # late: as above
+    from . import multipliers, protocol
+
     if args.profile != REGISTERED_PROFILE or args.workers != 1 or args.scheduler or args.resume:
-        raise ProtocolError(
+        raise protocol.ProtocolError(
             f"{found.id} is a process study: it runs whole, in this process, in seconds "
             "(no --profile, --workers, --scheduler or --resume)"
         )
@@ -174,6 +189,12 @@ def _run_process(found, started, args):
 
 
 def _verify(args):
+    # late: loads the engine (numba), which building the parser must not
+    from .runner import StudyError
+
+    # late: as above
+    from .verify import verify
+
     if not os.path.isfile(args.receipt):
         raise ReceiptError(f"no receipt file {args.receipt!r}; name a study receipt, e.g. from receipts/studies/")
     if args.sample < 1:
@@ -191,15 +212,20 @@ def _verify(args):
 def _require_peers_of(receipt):
     """A study receipt whose resamplers need a peer that is not installed cannot replay:
     say so in one line (PeerNotInstalledError) before any work."""
+    # late: loads the engine (numba), which building the parser must not
+    from . import peers, protocol
 
     if receipt["kind"] != "study":
         return
     study = receipt["body"]["study"]
-    found = protocols.parse(study["protocol_text"], study["file"])
+    found = protocol.parse(study["protocol_text"], study["file"])
     peers.require_installed(resampler.contender or resampler.peer for resampler in found.resamplers)
 
 
 def _show(args):
+    # late: loads the engine (numba), which building the parser must not
+    from .multipliers import render_table
+
     if not os.path.isfile(args.receipt):
         raise ReceiptError(f"no receipt file {args.receipt!r}; name a study receipt, e.g. from receipts/studies/")
     body = load_receipt(args.receipt)["body"]
@@ -225,6 +251,9 @@ def _show(args):
 
 def _new(args):
     """Scaffold a study of the user's own (studies.scaffold)."""
+    # late: loads the engine (numba), which building the parser must not
+    from . import scaffold
+
     made = scaffold.create(args.name, workspace.find())
     for path in made:
         print(f"wrote {path}")
@@ -234,11 +263,14 @@ def _new(args):
 
 def _truth(args):
     """The explicit truth step of a study (studies.truth.ensure_truths), on its own."""
-    found = protocols.find(args.study)
+    # late: loads the engine (numba), which building the parser must not
+    from . import protocol, runner, truth
+
+    found = protocol.find(args.study)
     if found.kind != "coverage":
-        raise ProtocolError(f"{found.id} is a process study: it has no truth to compute")
+        raise protocol.ProtocolError(f"{found.id} is a process study: it has no truth to compute")
     profile = found.profile(args.profile)
-    paths = truths.ensure_truths(found.process(), profile.n, found.statistic, **runner.truth_settings(found))
+    paths = truth.ensure_truths(found.process(), profile.n, found.statistic, **runner.truth_settings(found))
     if not paths:
         print(f"{found.id}-v{found.version}: every truth is a closed form; nothing to compute")
         return OK
@@ -248,6 +280,9 @@ def _truth(args):
 
 
 def _render(args):
+    # late: loads the engine (numba), which building the parser must not
+    from . import report
+
     try:
         if args.readme:
             paths = report.update_readme()
