@@ -197,6 +197,8 @@ def render_section(
     (True, True)
     """
     receipt = receipts.load_receipt(path)
+    if receipt["kind"] != "bench":
+        raise receipts.ReceiptError(f"{path} is a {receipt['kind']} receipt; the scoreboard renders a bench receipt")
     provenance = receipt["provenance"]
     versions = provenance["versions"]
     peers = ", ".join(f"{name} {versions[name]}" for name in ("arch", "tsbootstrap") if versions.get(name))

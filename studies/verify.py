@@ -20,7 +20,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from bootmark import provenance
-from bootmark.receipts import load_receipt
+from bootmark.receipts import ReceiptError, load_receipt
 
 from . import multipliers
 from . import protocol as protocols
@@ -162,6 +162,11 @@ def verify(
     body = receipt["body"]
     if receipt["kind"] == "truth":
         return _verify_truth(report, body)
+    if receipt["kind"] not in ("study", "process"):
+        raise ReceiptError(
+            f"{path} is a {receipt['kind']} receipt; study verify checks study, process and truth receipts "
+            "(a bench receipt is compared with `bootmark compare`)"
+        )
     study = body["study"]
     protocol = protocols.parse(study["protocol_text"], study["file"])
     report.check(

@@ -102,6 +102,25 @@ def test_a_file_that_is_no_receipt_does_not_verify_exit_1(folders):
     assert "field 'kind'" in completed.stderr
 
 
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _committed(kind_folder):
+    folder = os.path.join(REPOSITORY, "receipts", kind_folder)
+    return os.path.join(folder, sorted(name for name in os.listdir(folder) if name.endswith(".json"))[0])
+
+
+def test_a_receipt_of_another_kind_is_named_not_a_bug(folders):
+    """The scoreboard of a truth receipt and the study verify of a bench receipt (both
+    were a KeyError and exit 70)."""
+    board = run(["scoreboard", _committed(os.path.join("studies", "truth"))], cwd=folders / "empty")
+    assert board.returncode == 2 and "Traceback" not in board.stderr
+    assert "is a truth receipt; the scoreboard renders a bench receipt" in board.stderr
+    verified = run(["study", "verify", _committed("bench")], cwd=folders / "empty")
+    assert verified.returncode == 1 and "Traceback" not in verified.stderr
+    assert "is a bench receipt; study verify checks" in verified.stderr
+
+
 def test_argparse_errors_are_one_usage_message_and_exit_2(folders):
     completed = run(["no-such-verb"], cwd=folders / "empty")
     assert completed.returncode == 2 and "Traceback" not in completed.stderr
