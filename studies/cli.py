@@ -270,7 +270,9 @@ def _truth(args):
     if found.kind != "coverage":
         raise protocol.ProtocolError(f"{found.id} is a process study: it has no truth to compute")
     profile = found.profile(args.profile)
-    paths = truth.ensure_truths(found.process(), profile.n, found.statistic, **runner.truth_settings(found))
+    paths = truth.ensure_truths(
+        found.process(), profile.n, found.statistic, show_progress=True, **runner.truth_settings(found)
+    )
     if not paths:
         print(f"{found.id}-v{found.version}: every truth is a closed form; nothing to compute")
         return OK

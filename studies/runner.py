@@ -522,6 +522,7 @@ def run_study(
         profile.n,
         protocol.statistic,
         report=_say if show_progress else _quiet,
+        show_progress=show_progress,
         **truth_settings(protocol),
     )
     for n in profile.n:  # every truth is read once before the run (a process without one is refused here)

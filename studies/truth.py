@@ -29,6 +29,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 import numpy as np
+from tqdm import tqdm
 
 from bootmark import provenance, receipts, workspace
 
@@ -76,7 +77,12 @@ def _matches(process, n, draws, seed, statistic="ar1_slope"):
 
 
 def simulate_statistic_truth(
-    process: PluginProcess, n: int, statistic: str, draws: int = TRUTH_DRAWS, seed: int = TRUTH_SEED
+    process: PluginProcess,
+    n: int,
+    statistic: str,
+    draws: int = TRUTH_DRAWS,
+    seed: int = TRUTH_SEED,
+    show_progress: bool = False,
 ) -> tuple[float, float]:
     """(mean, sd) of ``statistic`` over ``draws`` paths of a user's process (writes nothing).
 
@@ -96,6 +102,9 @@ def simulate_statistic_truth(
         Simulated paths, >= 2.
     seed : int, default TRUTH_SEED
         Seed of the numpy generator.
+    show_progress : bool, default False
+        A tqdm bar over the draws on stderr (a user's ``simulate`` is Python, and
+        200,000 calls of it can take minutes).
 
     Returns
     -------
@@ -104,7 +113,8 @@ def simulate_statistic_truth(
     """
     function = study_statistic(statistic)
     generator = np.random.default_rng(seed)
-    values = np.array([function(process.simulate(n, generator)) for _ in range(draws)])
+    bar = tqdm(range(draws), disable=not show_progress, unit="draw", desc=f"truth n={n}", dynamic_ncols=True)
+    values = np.array([function(process.simulate(n, generator)) for _ in bar])
     return float(np.mean(values)), float(np.std(values, ddof=1))
 
 
@@ -278,6 +288,7 @@ def ensure_truths(
     draws: int = TRUTH_DRAWS,
     seed: int = TRUTH_SEED,
     report: Callable[[str], object] = print,
+    show_progress: bool = False,
 ) -> tuple[str, ...]:
     """The explicit step that computes and caches the Monte Carlo truths a study needs.
 
@@ -302,6 +313,8 @@ def ensure_truths(
         Seed of the numpy generator.
     report : callable, default print
         Called with one line of text before and after each truth it computes.
+    show_progress : bool, default False
+        A progress bar over the draws of a user's process (:func:`simulate_statistic_truth`).
 
     Returns
     -------
@@ -340,7 +353,7 @@ def ensure_truths(
         path = receipts.newest_receipt(directory, "truth", _matches(process, n, draws, seed, statistic))
         if path is None:
             report(f"computing the Monte Carlo truth of {_label(process)} at n = {n} ({draws:,} draws)")
-            path = _compute_truth(process, n, draws, seed, directory, statistic)
+            path = _compute_truth(process, n, draws, seed, directory, statistic, show_progress)
             report(f"  truth receipt: {path}")
         paths.append(path)
     return tuple(paths)
@@ -387,11 +400,11 @@ def heteroskedastic_slope_truth(
     return truth_of(process, n, "ar1_slope", directory, draws, seed)
 
 
-def _compute_truth(process, n, draws, seed, directory, statistic="ar1_slope"):
+def _compute_truth(process, n, draws, seed, directory, statistic="ar1_slope", show_progress=False):
     """Simulate the truth's SE and write its receipt; return the receipt's path."""
     started = provenance.collect()
     if isinstance(process, PluginProcess):
-        mean, sd = simulate_statistic_truth(process, n, statistic, draws, seed)
+        mean, sd = simulate_statistic_truth(process, n, statistic, draws, seed, show_progress)
     else:
         mean, sd = simulate_slope_truth(process, n, draws, seed)
     body = {

@@ -397,6 +397,12 @@ def test_a_process_that_simulates_the_wrong_length_stops_the_run(space, tmp_path
         runner.run_study(found, "tiny", run_directory=str(tmp_path / "run"), show_progress=False)
 
 
+def test_a_monte_carlo_truth_shows_its_progress_when_asked(space, capsys):
+    found = _protocol(space, process="MA1MonteCarlo", dgp_extra="truth_draws = 300", series=20)
+    truth.ensure_truths(found.process(), (N,), "mean", draws=300, report=lambda line: None, show_progress=True)
+    assert f"truth n={N}" in capsys.readouterr().err  # a tqdm bar over the 300 draws
+
+
 def test_a_monte_carlo_truth_of_a_users_process_is_computed_once_and_cached(space, tmp_path):
     found = _protocol(space, process="MA1MonteCarlo", dgp_extra="truth_draws = 4000", series=20)
     process = found.process()
