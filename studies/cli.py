@@ -131,7 +131,7 @@ def _run(args):
     found = protocol.find(args.study)
     if found.kind == "coverage":
         found.profile(args.profile)
-        peers.require_installed(resampler.contender or resampler.peer for resampler in found.resamplers)
+        peers.require_installed(resampler.contender for resampler in found.resamplers)
     if args.workers < 1:
         raise protocol.ProtocolError(f"--workers must be at least 1, got {args.workers}")
     if not args.no_write:  # checked before the run, not after it
@@ -219,7 +219,7 @@ def _require_peers_of(receipt):
         return
     study = receipt["body"]["study"]
     found = protocol.parse(study["protocol_text"], study["file"])
-    peers.require_installed(resampler.contender or resampler.peer for resampler in found.resamplers)
+    peers.require_installed(resampler.contender for resampler in found.resamplers)
 
 
 def _show(args):

@@ -160,10 +160,11 @@ class ResamplerSpec:
     settings : tuple of (str, object)
         The engine spec's settings, in ``ENGINE_SETTINGS`` order.
     peer : str or None
-        The older spelling of ``contender``: an entry point name such as
-        ``"arch.IIDBootstrap"`` (bootmark's peer adapters).
+        The older spelling of ``contender``, as the protocol wrote it: an entry point name
+        such as ``"arch.IIDBootstrap"`` (bootmark's peer adapters).
     contender : str or None
-        An entry point name in the group ``bootmark.contenders``.
+        An entry point name in the group ``bootmark.contenders`` (``peer``'s, when the
+        protocol says ``peer``).
     callable : str or None
         An import path ``"package.module:function"`` of a contender.
     options : tuple of (str, object)
@@ -200,11 +201,10 @@ class ResamplerSpec:
         """
         if self.engine is not None:
             raise ValueError(f"{self.entry} is an engine resampler, not a contender")
-        entry_point = self.contender or self.peer
         return plugins.load_contender(
             self.entry,
             path=self.callable,
-            entry_point=entry_point if self.callable is None else None,
+            entry_point=self.contender,
             options=dict(self.options),
         )
 
@@ -489,7 +489,7 @@ class Protocol:
             found.append(("[design] statistic", self.statistic))
         for spec in self.resamplers:
             if spec.engine is None and (names is None or spec.name in names):
-                found.append((spec.entry, spec.callable or spec.contender or spec.peer))
+                found.append((spec.entry, spec.callable or spec.contender))
         return tuple(found)
 
     def resampler(self, name: str) -> ResamplerSpec:
@@ -604,11 +604,13 @@ def _contender_spec(table, where, name, kinds):
             f"{where}: [resamplers.options] cannot set {', '.join(reserved)}: bootmark passes "
             f"{', '.join(_CALL_ARGUMENTS)} itself, from the design"
         )
+    peer = _field(table, "peer", str, where, required=False)
     return ResamplerSpec(
         name,
         kinds,
-        peer=_field(table, "peer", str, where, required=False),
-        contender=_field(table, "contender", str, where, required=False),
+        peer=peer,
+        # `peer` is the older spelling of `contender`: one field holds the entry point either way
+        contender=_field(table, "contender", str, where, required=False) or peer,
         callable=path,
         options=tuple(sorted(options.items())),
     )

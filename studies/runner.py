@@ -171,15 +171,14 @@ def run_chunk(protocol_text: str, file_name: str, profile_name: str, n: int, fir
     prepared = prepare(protocol, names)  # a user's modules are imported once per chunk
     for series in range(first, last):
         seeds = series_seeds(protocol.root_seed, n, series)
-        try:
+        try:  # a user's process, contender or statistic that fails: the run stops, naming the series
             x = process.sample(n, seeds.data)
+            outcomes = [
+                (name, evaluate(protocol.resampler(name), x, protocol, seeds.bootstrap, prepared)) for name in names
+            ]
         except PluginFailure as error:
             raise StudyError(f"{protocol.id} n={n} series {series}: {error}; the run stops") from None
-        for name in names:
-            try:
-                outcome = evaluate(protocol.resampler(name), x, protocol, seeds.bootstrap, prepared)
-            except PluginFailure as error:
-                raise StudyError(f"{protocol.id} n={n} series {series}: {error}; the run stops") from None
+        for name, outcome in outcomes:
             values = [
                 outcome.point,
                 *(v for v in (outcome.standard_error, outcome.block_length) if v is not None),
