@@ -47,6 +47,8 @@ __all__ = [
 ENVIRONMENT_VARIABLE = "BOOTMARK_WORKSPACE"  # names the workspace folder (rule 2 above)
 CONFIG_FILE = "bootmark.toml"  # marks a workspace folder and configures it
 FOLDER_KEYS = {"receipts": "receipts", "runs": "runs", "protocols": "protocols"}
+# Tables read by one verb each, not by the workspace: [tool.bootmark.gate] (bootmark.suite).
+SUBTABLES = ("gate",)
 # Receipt kind -> folder under the receipts folder.
 RECEIPT_FOLDERS = {
     "bench": "bench",
@@ -54,6 +56,7 @@ RECEIPT_FOLDERS = {
     "study": "studies",
     "process": "studies",
     "truth": os.path.join("studies", "truth"),
+    "gate": "gate",
 }
 
 CONFIG_TEMPLATE = """\
@@ -234,11 +237,12 @@ def _read_config(path):
 
 def _configured(root, found_by, config_file, table):
     table = table or {}
-    unknown = sorted(set(table) - set(FOLDER_KEYS))
+    unknown = sorted(set(table) - set(FOLDER_KEYS) - set(SUBTABLES))
     if unknown:
         raise WorkspaceError(
             f"{config_file}: unknown key(s) {', '.join(unknown)}; a workspace config takes only "
-            f"{', '.join(FOLDER_KEYS)} (folder paths relative to the workspace)"
+            f"{', '.join(FOLDER_KEYS)} (folder paths relative to the workspace) and the tables "
+            f"{', '.join(SUBTABLES)}"
         )
     folders = {}
     for key, default in FOLDER_KEYS.items():

@@ -25,6 +25,8 @@ WITH_EXAMPLES = (
     "bootmark.bench",
     "bootmark.compare",
     "bootmark.gate",
+    "bootmark.gate_report",
+    "bootmark.gate_sides",
     "bootmark.head_to_head",
     "bootmark.memory",
     "bootmark.provenance",
@@ -32,12 +34,13 @@ WITH_EXAMPLES = (
     "bootmark.records",
     "bootmark.scoreboard",
     "bootmark.simulate",
+    "bootmark.suite",
     "bootmark.timing",
     "bootmark.usage",
     "bootmark.workspace",
 )
 # Harness modules documented without examples (everything they offer times code).
-WITHOUT_EXAMPLES = ()
+WITHOUT_EXAMPLES = ("bootmark.suite_worker",)  # a worker process: its tests run it (tests/test_gate.py)
 DOCUMENTED = WITH_EXAMPLES + WITHOUT_EXAMPLES
 
 

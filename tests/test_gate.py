@@ -1,112 +1,302 @@
-"""The speed gate's negative control: a deliberately slowed engine must fail it.
+"""``bootmark gate`` on another project's asv suite: a throwaway git repository with a
+pure-Python package and an asv-style suite, gated as its maintainer would gate it.
 
-The slowed engine is a copy of this checkout's source tree with a sleep written into
-every kernel dispatch (engine/parallel.py's ``run_replicates``); the production engine
-carries no test switch. ``gate.run_gate(tree=...)`` gates that tree: the receipt screen
-must flag it, and the head-to-head confirmation against the baseline receipt's commit
-(the committed code, unslowed) must confirm it. The gate's pass on an unchanged tree is
-exercised by .ci/run itself.
+The known answers come from the code's construction: a commit that makes one workload do
+1.5x the work must fail the gate and be named (the negative control of the pass on an
+unrelated commit), a commit that changes no code must pass, and a benchmark that raises,
+a baseline that does not exist and an asv feature the gate does not run must each end in
+a clean message and exit 2.
 """
 
-import copy
-import io
-import pathlib
-import shutil
+import os
 import subprocess
 import sys
+import textwrap
 
 import pytest
 
-from bootmark import compare, gate, head_to_head, receipts
+from bootmark import receipts, suite_worker
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-DISPATCH = "    threads = min(numba.get_num_threads(), replicates)"
+BOOTMARK = os.path.join(os.path.dirname(sys.executable), "bootmark")
+
+PACKAGE = '''
+WORK = 6000
 
 
-def slowed_tree(destination):
-    """A copy of this checkout's engine/ and reference/ whose every kernel dispatch first
-    sleeps 20 ms: the same bits, only slower."""
-    for folder in ("engine", "reference"):
-        shutil.copytree(ROOT / folder, destination / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    parallel = destination / "engine" / "parallel.py"
-    source = parallel.read_text()
-    assert source.count(DISPATCH) == 1, "run_replicates changed: update the slowed tree's patch"
-    parallel.write_text(
-        source.replace(DISPATCH, '    __import__("time").sleep(0.02)  # the negative control\n' + DISPATCH)
+def work(n=None):
+    """A deterministic CPU-bound loop; its cost is linear in n."""
+    total = 0
+    for index in range(n or WORK):
+        total += index * index % 7
+    return total
+
+
+def other():
+    return sum(index % 3 for index in range(3000))
+'''
+
+BENCHMARKS = """
+import demo
+
+
+def time_work():
+    demo.work()
+
+
+def time_other():
+    demo.other()
+
+
+class Sizes:
+    params = [500, 2000]
+    param_names = ["n"]
+
+    def setup(self, n):
+        self.n = n
+
+    def time_work_n(self, n):
+        demo.work(self.n)
+
+    def track_remainder(self, n):
+        return demo.work(self.n) % 5 + 1
+
+    def peakmem_list(self, n):
+        [0] * (n * 100)
+"""
+
+
+def git(root, *arguments):
+    subprocess.run(["git", *arguments], cwd=root, check=True, capture_output=True)
+
+
+def commit(root, message):
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message)
+
+
+@pytest.fixture
+def project(tmp_path):
+    """A git repository with package ``demo`` and an asv suite, one commit (A)."""
+    root = tmp_path / "project"
+    (root / "demo").mkdir(parents=True)
+    (root / "benchmarks").mkdir()
+    (root / "demo" / "__init__.py").write_text(PACKAGE)
+    (root / "benchmarks" / "__init__.py").write_text("")
+    (root / "benchmarks" / "bench_demo.py").write_text(BENCHMARKS)
+    (root / "pyproject.toml").write_text('[project]\nname = "demo"\nversion = "0.1"\n')
+    (root / "asv.conf.json").write_text(
+        '{\n  // asv allows comments\n  "version": 1,\n  "benchmark_dir": "benchmarks"\n}\n'
     )
-    return destination
+    (root / ".gitignore").write_text("receipts/\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.email", "gate@example.invalid")
+    git(root, "config", "user.name", "gate test")
+    commit(root, "A")
+    return root
 
 
-def baseline_commit_is_here(tmp_path):
-    sha = receipts.load_receipt(gate.baseline_path())["provenance"]["source"]["git_sha"]
-    try:
-        head_to_head.export_revision(sha, str(tmp_path))
-    except head_to_head.HeadToHeadError:
-        return False
-    return True
-
-
-@pytest.mark.skipif(gate.baseline_path() is None, reason="no committed quick-profile bench receipt")
-def test_a_slowed_engine_fails_the_gate(tmp_path):
-    slowed = slowed_tree(tmp_path / "slowed")
-    # the slowed tree's engine is imported first, then the gate (which imports the bench)
-    script = (
-        f"import sys\nfrom bootmark import head_to_head\nhead_to_head.import_engine({str(slowed)!r})\n"
-        f"from bootmark import gate\nsys.exit(gate.run_gate(show_progress=False, tree={str(slowed)!r}))"
+def gate(root, *arguments, environment=None):
+    env = {key: value for key, value in os.environ.items() if key not in ("BOOTMARK_WORKSPACE", "GITHUB_STEP_SUMMARY")}
+    env.update(environment or {})
+    return subprocess.run(
+        [BOOTMARK, "gate", "--no-progress", *arguments],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
-    completed = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=1200)
-    assert "Traceback" not in completed.stderr, completed.stderr
-    assert completed.returncode == compare.REGRESSION, completed.stdout + completed.stderr
-    assert "REGRESSION" in completed.stdout
-    if baseline_commit_is_here(tmp_path):  # else the fallback (a re-measure against the receipt) confirms
-        assert "this checkout against" in completed.stdout, completed.stdout
 
 
-@pytest.mark.skipif(gate.baseline_path() is None, reason="no committed quick-profile bench receipt")
-def test_a_baseline_from_a_kinder_host_is_cleared_head_to_head(tmp_path):
-    # A baseline at this checkout's HEAD, doctored as if made on a host where the i.i.d.
-    # sentinel's arch control ran 3x slower: the screen flags that cell, and timing HEAD's
-    # own engine against this checkout must clear it.
-    original = receipts.load_receipt(gate.baseline_path())
-    sha = head_to_head.provenance.source_state(head_to_head.provenance.source_checkout())["git_sha"]
-    if sha is None or not baseline_commit_is_here(tmp_path / "export"):
-        pytest.skip("no git history to time the baseline's commit from")
-    body = copy.deepcopy(original["body"])
-    for cell in body["cells"]:
-        if cell["method"] == "iid" and cell["sentinel"]:
-            cell["ratios"]["arch"] = {
-                key: (value * 3 if key in ("median", "ci_low", "ci_high") else value)
-                for key, value in cell["ratios"]["arch"].items()
-            }
-    started = dict(original["provenance"], source={"git_sha": sha, "dirty": False})
-    receipts.write_receipt(receipts.seal("bench", started, body), str(tmp_path))
-    printed = io.StringIO()
-    assert gate.run_gate(directory=str(tmp_path), show_progress=False, out=printed) == compare.PASS, printed.getvalue()
-    _, confirmed = printed.getvalue().split("confirming ", 1)
-    # The doctored cell is among those timed head to head; on a host unlike the baseline's
-    # the screen flags others too (4 of 8 on an Intel Xeon against this AMD-made baseline).
-    assert "| iid (sentinel) |" in confirmed
-    assert f"this checkout against {sha[:10]}" in printed.getvalue()
-    assert "not confirmed; passing" in printed.getvalue()
+def section(text, heading):
+    """The lines of ``text`` under the Markdown heading that starts with ``heading``."""
+    after = text.split(f"### {heading}", 1)[1]
+    return after.split("\n### ", 1)[0]
 
 
-# The last commit whose i.i.d. kernel redid a row word by word after a rejected word (the
-# cost cliff past n = 65,536): its engine stands in for a regression that brings it back.
-CLIFF_COMMIT = "55d7289"
+def test_a_one_and_a_half_times_slower_benchmark_fails_the_gate_by_name(project):
+    package = project / "demo" / "__init__.py"
+    package.write_text(package.read_text().replace("WORK = 6000", "WORK = 9000"))
+    commit(project, "B: work() does 1.5x the work")
+    completed = gate(project, "--baseline", "HEAD~1")
+    assert completed.returncode == 1, completed.stdout + completed.stderr
+    regressions = section(completed.stdout, "Regressions")
+    assert "`bench_demo.time_work`" in regressions
+    assert "bench_demo.time_other" not in regressions and "time_work_n" not in regressions
+    assert "Traceback" not in completed.stderr
+    assert "measuring them again with fresh workers" in completed.stderr  # seen twice before failing
+    receipt = receipts.load_receipt(
+        os.path.join(project, "receipts", "gate", os.listdir(project / "receipts" / "gate")[0])
+    )
+    cells = {cell["label"]: cell for cell in receipt["body"]["cells"]}
+    assert receipt["body"]["exit_code"] == 1
+    assert cells["bench_demo.time_work"]["status"] == "regression"
+    assert cells["bench_demo.time_work"]["confirmation"]["low"] > 1.10
+    assert 1.3 < cells["bench_demo.time_work"]["ratio"]["median"] < 1.7
 
 
-def test_the_quick_profile_would_catch_the_iid_cliff_coming_back(tmp_path):
-    from bootmark import bench
+def test_an_unrelated_commit_passes(project):
+    (project / "README.md").write_text("# demo\n")
+    commit(project, "A': no code change")
+    completed = gate(project, "--baseline", "HEAD~1", "--no-receipt")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "## bootmark gate: PASS" in completed.stdout
+    # every kind ran: time, track (values) and peakmem (fresh processes)
+    for label in (
+        "bench_demo.time_work",
+        "bench_demo.Sizes.track_remainder(500)",
+        "bench_demo.Sizes.peakmem_list(2000)",
+    ):
+        assert f"`{label}`" in completed.stdout
 
-    cell = ("iid", 100_000, 1000, False)
-    assert cell in bench.grid("quick"), "the quick profile (the CI gate's) must time an n = 1e5 i.i.d. cell"
-    try:
-        head_to_head.export_revision(CLIFF_COMMIT, str(tmp_path))
-    except head_to_head.HeadToHeadError as error:
-        pytest.fail(f"the commit with the cliff must be in this clone's history: {error}")
-    checkout = head_to_head.provenance.source_checkout()
-    verdict = head_to_head.compare_trees(checkout, str(tmp_path), [cell], rounds=5, warmups=1, show_progress=False)
-    row = verdict.cells[0]
-    assert verdict.exit_code == compare.REGRESSION and row.regressed, row
-    assert row.max_abs_difference == 0.0  # the same bits, only slower
-    assert row.ratio.ci_low > 2.0, row.ratio
+
+def test_a_broken_benchmark_is_named_and_exits_2(project):
+    with open(project / "benchmarks" / "bench_demo.py", "a") as stream:
+        stream.write("\n\ndef time_broken():\n    return 1 / 0\n")
+    commit(project, "a benchmark that raises")
+    completed = gate(project, "--baseline", "HEAD~1", "--no-receipt")
+    assert completed.returncode == 2, completed.stdout + completed.stderr
+    broken = section(completed.stdout, "Broken on the current side")
+    assert "`bench_demo.time_broken`: ZeroDivisionError: division by zero" in broken
+    assert "fail on the current side: bench_demo.time_broken" in completed.stdout
+    assert "Traceback" not in completed.stderr
+
+
+def test_a_benchmark_missing_on_the_baseline_is_new_not_broken(project):
+    (project / "demo" / "extra.py").write_text("def twice(x):\n    return 2 * x\n")
+    with open(project / "benchmarks" / "bench_demo.py", "a") as stream:
+        stream.write("\n\ndef time_extra():\n    import demo.extra\n    demo.extra.twice(3)\n")
+    commit(project, "a new function and its benchmark")
+    completed = gate(project, "--baseline", "HEAD~1", "--no-receipt")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "`bench_demo.time_extra`: fails on the baseline: ModuleNotFoundError" in completed.stdout
+
+
+def test_a_missing_baseline_is_one_clean_line(project):
+    completed = gate(project, "--baseline", "no-such-branch", "--no-receipt")
+    assert completed.returncode == 2
+    assert completed.stderr.strip().splitlines()[-1] == (
+        f"bootmark gate: the baseline 'no-such-branch' is not a commit of {os.path.realpath(project)}."
+    )
+    first = gate(project, "--baseline", "HEAD~1", "--no-receipt")  # a repository of one commit has no parent
+    assert first.returncode == 2 and "the baseline 'HEAD~1' is not a commit" in first.stderr
+
+
+def test_an_unsupported_asv_feature_is_named_and_exits_2_until_excluded(project):
+    with open(project / "benchmarks" / "bench_demo.py", "a") as stream:
+        stream.write("\n\ndef timeraw_import():\n    return 'import demo'\n")
+    commit(project, "a timeraw benchmark")
+    completed = gate(project, "--baseline", "HEAD~1", "--no-receipt")
+    assert completed.returncode == 2, completed.stdout + completed.stderr
+    problems = section(completed.stdout, "Cannot judge")
+    assert "bench_demo.timeraw_import uses an asv feature bootmark gate does not run (timeraw_*" in problems
+    assert 'exclude = ["bench_demo.timeraw_import"]' in problems
+    with open(project / "pyproject.toml", "a") as stream:
+        stream.write('\n[tool.bootmark.gate]\nexclude = ["bench_demo.timeraw_*"]\n')
+    commit(project, "exclude it")
+    assert gate(project, "--baseline", "HEAD~2", "--no-receipt").returncode == 0
+
+
+def test_a_package_imported_from_elsewhere_is_refused(project, tmp_path):
+    # an installed copy of the package, first on PYTHONPATH, would be timed on both sides
+    # unless the worker checks where the package came from; paths = ["src"] misses the tree
+    elsewhere = tmp_path / "site"
+    (elsewhere / "demo").mkdir(parents=True)
+    (elsewhere / "demo" / "__init__.py").write_text(PACKAGE)
+    with open(project / "pyproject.toml", "a") as stream:
+        stream.write('\n[tool.bootmark.gate]\npaths = ["src"]\n')
+    commit(project, "import roots that miss the package")
+    completed = gate(project, "--baseline", "HEAD~1", "--no-receipt", environment={"PYTHONPATH": str(elsewhere)})
+    assert completed.returncode == 2
+    assert "side imported demo from" in completed.stderr and "not from its own code" in completed.stderr
+
+
+def test_markdown_receipt_and_step_summary(project, tmp_path):
+    (project / "README.md").write_text("# demo\n")
+    commit(project, "A'")
+    summary = tmp_path / "summary.md"
+    completed = gate(
+        project,
+        "--baseline",
+        "HEAD~1",
+        "--format",
+        "markdown",
+        "--bench",
+        "time_other",
+        environment={"GITHUB_STEP_SUMMARY": str(summary)},
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "<details><summary>All cells</summary>" in completed.stdout
+    assert summary.read_text().strip() == completed.stdout.strip()
+    (name,) = os.listdir(project / "receipts" / "gate")
+    receipt = receipts.load_receipt(str(project / "receipts" / "gate" / name))
+    assert [cell["label"] for cell in receipt["body"]["cells"]] == ["bench_demo.time_other"]
+    assert receipt["provenance"]["source"]["git_sha"] == receipt["body"]["current"]["revision"]
+
+
+def test_an_install_command_builds_each_side_into_a_cached_environment(project, tmp_path):
+    with open(project / "pyproject.toml", "a") as stream:
+        stream.write(
+            '\n[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
+            '\n[tool.setuptools]\npackages = ["demo"]\n'
+            '\n[tool.bootmark.gate]\ninstall = "pip install --quiet --no-deps --no-build-isolation ."\n'
+        )
+    commit(project, "built, not imported from the tree")
+    (project / "README.md").write_text("# demo\n")
+    commit(project, "A'")
+    cache = {"BOOTMARK_CACHE": str(tmp_path / "cache")}
+    first = gate(project, "--baseline", "HEAD~1", "--bench", "time_other", "--no-receipt", environment=cache)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "building the baseline side" in first.stderr and "installed into" in first.stderr
+    again = gate(project, "--baseline", "HEAD~1", "--bench", "time_other", "--no-receipt", environment=cache)
+    assert again.returncode == 0 and "reusing the baseline side's environment" in again.stderr
+    assert "Traceback" not in first.stderr + again.stderr
+    assert not (project / "build").exists()  # the build ran in a copy, not in the user's checkout
+
+
+def test_discovery_follows_asv_conventions(tmp_path):
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    (folder / "bench_a.py").write_text(
+        textwrap.dedent(
+            """
+            from os.path import join  # imported, not a benchmark
+
+            def setup():
+                pass
+
+            def time_flat():
+                pass
+            time_flat.params = [1, 2, 3]          # a flat list is one parameter
+
+            class Cached:
+                params = ([1, 2], ["x"])
+                param_names = ["n", "label"]
+                def setup_cache(self):
+                    return 41
+                def setup(self, cache, n, label):
+                    if n == 2:
+                        raise NotImplementedError
+                def track_it(self, cache, n, label):
+                    return cache + n
+                def mem_size(self, cache, n, label):
+                    return []
+            """
+        )
+    )
+    benchmarks, problems = suite_worker.discover(str(folder))
+    by_name = {benchmark["name"]: benchmark for benchmark in benchmarks}
+    assert sorted(by_name) == ["bench_a.Cached.track_it", "bench_a.time_flat"]
+    assert by_name["bench_a.time_flat"]["params"] == [["1", "2", "3"]]
+    assert by_name["bench_a.time_flat"]["param_names"] == ["param1"]
+    assert by_name["bench_a.Cached.track_it"]["param_names"] == ["n", "label"]
+    assert problems["unsupported"] == [
+        {"benchmark": "bench_a.Cached.mem_size", "feature": "mem_*", "why": suite_worker.UNSUPPORTED_PREFIXES["mem_"]}
+    ]
+    state = {"caches": {}, "prepared": None, "control": None}
+    tracked = {benchmark["name"]: benchmark for benchmark in benchmarks}
+    assert suite_worker._handle({"op": "prepare", "name": "bench_a.Cached.track_it", "index": 0}, tracked, state)
+    assert suite_worker._handle({"op": "track"}, tracked, state) == {"value": 42.0}  # setup_cache's value first
+    skipped = suite_worker._handle({"op": "prepare", "name": "bench_a.Cached.track_it", "index": 1}, tracked, state)
+    assert "NotImplementedError" in skipped["skip"]

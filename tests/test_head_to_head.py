@@ -1,4 +1,4 @@
-"""``bootmark versus`` / the gate's head-to-head confirmation.
+"""``bootmark versus``: this checkout's engine against a committed revision's, head to head.
 
 Known answers come from fake engine trees whose cost is set by construction: a tree that
 sleeps four times as long must be flagged (the negative control), two identical trees
@@ -123,3 +123,25 @@ def test_the_real_engine_against_its_own_head_agrees_bit_for_bit(tmp_path):
     assert completed.returncode in (compare.PASS, compare.REGRESSION), completed.stderr
     row = next(line for line in completed.stdout.splitlines() if line.startswith("| stationary |"))
     assert row.split("|")[9].strip() == "0", textwrap.shorten(completed.stdout, 2000)  # same bits both sides
+
+
+# The last commit whose i.i.d. kernel redid a row word by word after a rejected word (the
+# cost cliff past n = 65,536): its engine stands in for a regression that brings it back.
+CLIFF_COMMIT = "55d7289"
+
+
+def test_the_quick_profile_would_catch_the_iid_cliff_coming_back(tmp_path):
+    from bootmark import bench
+
+    cell = ("iid", 100_000, 1000, False)
+    assert cell in bench.grid("quick"), "the quick profile (the CI gate's) must time an n = 1e5 i.i.d. cell"
+    try:
+        head_to_head.export_revision(CLIFF_COMMIT, str(tmp_path))
+    except head_to_head.HeadToHeadError as error:
+        pytest.fail(f"the commit with the cliff must be in this clone's history: {error}")
+    checkout = head_to_head.provenance.source_checkout()
+    verdict = head_to_head.compare_trees(checkout, str(tmp_path), [cell], rounds=5, warmups=1, show_progress=False)
+    row = verdict.cells[0]
+    assert verdict.exit_code == compare.REGRESSION and row.regressed, row
+    assert row.max_abs_difference == 0.0  # the same bits, only slower
+    assert row.ratio.ci_low > 2.0, row.ratio

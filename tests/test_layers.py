@@ -7,8 +7,8 @@ The layers, bottom to top (README "Layout"):
 1. the engine;
 2. the harness core: receipts, provenance, timing, the BLAS pin, the workspace, the
    simulated series and the command line's user error;
-3. what measures speed and memory: bench, compare, gate, memory, versus, floors,
-   scoreboard;
+3. what measures speed and memory: bench, compare, gate (with suite, suite_worker,
+   gate_sides, gate_report), memory, versus, floors, scoreboard;
 4. the studies;
 5. the command lines and the verbs that only print: ``bootmark.cli``,
    ``bootmark.studies.cli``, doctor, example.
@@ -30,7 +30,19 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from house_report import FOLDERS  # noqa: E402 - scripts/ is put on sys.path just above
 
 CORE = {"blas", "provenance", "receipts", "records", "timing", "workspace", "simulate", "usage"}
-MEASURES = {"bench", "compare", "gate", "memory", "head_to_head", "floors", "scoreboard"}
+MEASURES = {
+    "bench",
+    "compare",
+    "gate",
+    "gate_report",
+    "gate_sides",
+    "memory",
+    "head_to_head",
+    "floors",
+    "scoreboard",
+    "suite",
+    "suite_worker",
+}
 TOP = {"bootmark.cli", "bootmark.studies.cli", "bootmark.doctor", "bootmark.example"}
 
 
