@@ -20,8 +20,8 @@ The full grid is {iid, moving, circular, stationary} x n in {200, 2000, 10000} x
 {999, 10000}, plus the scale cells n = 1e5 (B = 1000) and n = 1e6 (B = 100) for every
 method, so that a cost that grows with n shows up where users meet it. Materialize is
 timed where B x n float64 fits the engine's default 1 GiB memory budget. The quick
-profile (the CI gate's) holds n = 2000, B = 999 for every method and one n = 1e5 i.i.d.
-cell.
+profile (quick receipts for `bootmark compare`) holds n = 2000, B = 999 for every method and one n = 1e5
+i.i.d. cell.
 
 Model-based cells (method ``residual_wild``: ResidualBootstrap(AR(1), Wild("rademacher"))
 on an AR(1) path with phi = 0.5, n in {600, 5000}, B in {999, 10000}) time the AR(1)

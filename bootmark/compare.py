@@ -17,7 +17,7 @@ Rules, for cells present in both receipts (matched on method, n, B and sentinel)
 
 Cells timed on several threads may get a looser ``threaded_tolerance``: their ratio to
 the one-thread control also moves when the host of a virtual machine takes a core away
-(the gate uses 2, the most one lost core of two can cost).
+(2 is the most one lost core of two can cost).
 
 The verdict is 1 if any cell regresses; otherwise 2 if the boxes are incomparable (the
 ratios alone could not show a slow-down common to every path) or if no cell could be

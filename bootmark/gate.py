@@ -15,7 +15,12 @@ How a verdict is reached, per cell (a benchmark's parameter combination):
    it; undecided cells get more rounds, in batches, up to ``max_rounds`` or until the
    ``budget`` is spent.
 4. A slower cell is measured again by fresh workers, and fails the gate only when the
-   second measurement is slower beyond the tolerance too.
+   second measurement is slower beyond the tolerance too. When the second measurement is
+   inconclusive (its interval straddles the tolerance even after ``max_rounds``), a third
+   pair of fresh workers decides; a second measurement within the tolerance clears the
+   cell at once. Fresh workers matter because a pair of processes can carry a bias of its
+   own (tens of percent, seen on shared virtual machines for sub-millisecond loops) that
+   more rounds of the same pair do not average away.
 
 ``peakmem_*`` cells compare the peak resident memory of fresh processes (``peakmem_pairs``
 interleaved pairs); ``track_*`` cells compare the values returned (higher is worse, as in
@@ -46,6 +51,7 @@ from tqdm import tqdm
 from . import receipts, timing, workspace
 from .compare import INCOMPARABLE, PASS, REGRESSION
 from .gate_sides import BASELINE, CURRENT, Side, SideError, prepare_sides
+from .line_process import last_line
 from .suite import Cell, GateConfig, Suite, SuiteError, SuiteWorker, WorkerFailure, select_cells
 
 __all__ = [
@@ -166,6 +172,8 @@ class CellVerdict:
         current / baseline.
     confirmation : Interval or None
         The second measurement of a slower cell.
+    decider : Interval or None
+        The third measurement, taken when the second was undecided.
     number : int or None
         Calls per timed sample.
     note : str
@@ -181,6 +189,7 @@ class CellVerdict:
     current: tuple[float, ...] = ()
     ratio: Interval | None = None
     confirmation: Interval | None = None
+    decider: Interval | None = None
     number: int | None = None
     note: str = ""
 
@@ -196,6 +205,7 @@ class CellVerdict:
             "current": list(self.current),
             "ratio": self.ratio.to_json() if self.ratio else None,
             "confirmation": self.confirmation.to_json() if self.confirmation else None,
+            "decider": self.decider.to_json() if self.decider else None,
             "number": self.number,
             "note": self.note,
         }
@@ -262,11 +272,6 @@ def _status_of(interval: Interval, tolerance: float) -> str:
     return "undecided"
 
 
-def _last_line(text: str) -> str:
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    return lines[-1].strip() if lines else text.strip()
-
-
 class _Pair:
     """The two sides' long-lived workers; restarted after one fails."""
 
@@ -317,7 +322,7 @@ class _Measurement:
         if "error" in replies[CURRENT]:
             self.failed[cell.label] = ("broken", replies[CURRENT]["error"])
         elif "error" in replies[BASELINE]:
-            self.failed[cell.label] = ("new", "fails on the baseline: " + _last_line(replies[BASELINE]["error"]))
+            self.failed[cell.label] = ("new", "fails on the baseline: " + last_line(replies[BASELINE]["error"]))
         elif "skip" in replies[CURRENT] or "skip" in replies[BASELINE]:
             self.failed[cell.label] = ("skipped", replies[CURRENT].get("skip") or replies[BASELINE]["skip"])
         return cell.label not in self.failed
@@ -412,6 +417,33 @@ def _range_interval(baseline: Sequence[float], current: Sequence[float]) -> Inte
     )
 
 
+def _confirm(cells, verdicts, pair, config, settings, control, progress, say) -> None:
+    """Measure the ``slower`` cells of ``verdicts`` again with fresh workers, in place:
+    ``regression`` when the second measurement is slower too, or when it is undecided and
+    a third one is slower; ``unconfirmed`` otherwise."""
+    slower = [cell for cell in cells if verdicts[cell.label].status == "slower"]
+    if slower:
+        say(f"{len(slower)} cell(s) slower beyond tolerance; measuring them again with fresh workers")
+    for attempt in (2, 3):
+        if not slower:
+            return
+        if attempt == 3:
+            say(f"{len(slower)} cell(s) inconclusive the second time; a third pair of fresh workers decides")
+        pair.start()
+        progress.total += settings.min_rounds * len(slower)
+        again, _ = _measure(slower, pair, config, settings, control, None, progress)
+        undecided = []
+        for cell in slower:
+            second = again[cell.label]  # the second measurement, or the third
+            if second.status == "undecided" and attempt == 2:
+                undecided.append(cell)
+            measured = {"confirmation": second.ratio} if attempt == 2 else {"decider": second.ratio}
+            verdicts[cell.label] = replace(
+                verdicts[cell.label], status="regression" if second.status == "slower" else "unconfirmed", **measured
+            )
+        slower = undecided
+
+
 def _block_interval(samples: _Samples) -> Interval:
     ratio = timing.median_ratio(samples.current, samples.baseline)
     return Interval(ratio["median"], ratio["ci_low"], ratio["ci_high"], "block bootstrap 95%")
@@ -442,7 +474,7 @@ def _measure(
             elif failure.label == CURRENT:
                 measurement.failed[cell.label] = ("broken", failure.error)
             else:
-                measurement.failed[cell.label] = ("new", "fails on the baseline: " + _last_line(failure.error))
+                measurement.failed[cell.label] = ("new", "fails on the baseline: " + last_line(failure.error))
         except WorkerFailure as failure:  # a crash or a hang: the worker is gone, start afresh
             measurement.failed[cell.label] = ("broken", str(failure))
             pair.start()
@@ -519,7 +551,7 @@ def _suite_problems(suites: dict[str, Suite], sides: dict[str, Side], config: Ga
     problems, warnings = [], []
     current = suites[CURRENT]
     for module, error in current.import_errors.items():
-        problems.append(f"benchmark module {module} fails to import on the current side: {_last_line(error)}")
+        problems.append(f"benchmark module {module} fails to import on the current side: {last_line(error)}")
     for item in current.unsupported:
         if not config.excluded(item["benchmark"]):
             problems.append(
@@ -653,20 +685,7 @@ def run_gate(
         )
         with tqdm(total=steps, desc="gate", unit="round", file=sys.stderr, disable=not show_progress) as progress:
             verdicts, budget_spent = _measure(cells, pair, config, settings, control, deadline, progress)
-            slower = [cell for cell in cells if verdicts[cell.label].status == "slower"]
-            if slower:
-                say(f"{len(slower)} cell(s) slower beyond tolerance; measuring them again with fresh workers")
-                pair.start()
-                progress.total += sum(settings.min_rounds for _ in slower)
-                again, _ = _measure(slower, pair, config, settings, control, None, progress)
-                for cell in slower:
-                    second = again[cell.label]
-                    confirmed = second.status == "slower"
-                    verdicts[cell.label] = replace(
-                        verdicts[cell.label],
-                        status="regression" if confirmed else "unconfirmed",
-                        confirmation=second.ratio,
-                    )
+            _confirm(cells, verdicts, pair, config, settings, control, progress, say)
         control_interval = None
         if len(control[CURRENT]) >= 3:
             ratio = timing.median_ratio(control[CURRENT], control[BASELINE])

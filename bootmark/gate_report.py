@@ -10,6 +10,7 @@ import statistics
 from . import provenance, receipts
 from .compare import INCOMPARABLE, REGRESSION
 from .gate import CellVerdict, GateVerdict
+from .line_process import last_line
 from .suite import GateConfig
 
 __all__ = ["HEADINGS", "receipt_body", "render_markdown", "write_receipt", "write_step_summary"]
@@ -44,8 +45,9 @@ def _row(cell: CellVerdict) -> str:
     before = _value(statistics.median(cell.baseline), cell.unit)
     after = _value(statistics.median(cell.current), cell.unit)
     ratio = f"{cell.ratio.median:.3f} ({cell.ratio.low:.3f}–{cell.ratio.high:.3f})"
-    if cell.confirmation is not None:
-        ratio += f"; again {cell.confirmation.median:.3f} ({cell.confirmation.low:.3f}–{cell.confirmation.high:.3f})"
+    for word, again in (("again", cell.confirmation), ("third", cell.decider)):
+        if again is not None:
+            ratio += f"; {word} {again.median:.3f} ({again.low:.3f}–{again.high:.3f})"
     return f"| `{cell.label}` | {cell.kind} | {before} | {after} | {ratio} | x{cell.tolerance:g} | {cell.status} |"
 
 
@@ -94,7 +96,7 @@ def render_markdown(verdict: GateVerdict, details: bool = True) -> str:
             continue
         lines += ["", f"### {heading}: {len(cells)}", ""]
         if status in ("broken", "new", "skipped"):
-            lines += [f"- `{cell.label}`: {_last_line(cell.note)}" for cell in cells]
+            lines += [f"- `{cell.label}`: {last_line(cell.note)}" for cell in cells]
         else:
             lines += [TABLE_HEAD, *(_row(cell) for cell in cells)]
     if verdict.problems:
@@ -107,11 +109,6 @@ def render_markdown(verdict: GateVerdict, details: bool = True) -> str:
     else:
         lines += ["", "### All cells", "", *table]
     return "\n".join(lines)
-
-
-def _last_line(text: str) -> str:
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    return lines[-1].strip() if lines else ""
 
 
 def _side(side) -> dict:

@@ -12,12 +12,13 @@ Two ways to make a side's code importable:
   the side's tree with a fresh virtual environment first on ``PATH``, for projects that
   must be built. The environment sees this interpreter's packages behind its own, so only
   the project itself is installed. A baseline commit's environment is cached, keyed by
-  commit and Python version, and reused by later gates; a dirty current tree is built
-  each time.
+  commit, Python version, the interpreter whose packages it inherits (and which packages
+  those are) and the install command, and reused by later gates; a dirty current tree is built each time.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import shutil
@@ -164,6 +165,22 @@ def _environment_python(environment):
     return os.path.join(environment, "Scripts" if os.name == "nt" else "bin", "python")
 
 
+def _inherited_site_packages():
+    return [path for path in site.getsitepackages() if os.path.isdir(path)]
+
+
+def _environment_key(config):
+    """What a cached environment depends on besides the commit: the inheriting
+    interpreter, its package folders and the distributions installed there (two checkouts'
+    virtual environments hold different packages, so a baseline built against one must not
+    be reused from the other, nor from the same folder after its packages changed), and the
+    install command."""
+    folders = _inherited_site_packages()
+    installed = sorted(name for folder in folders for name in os.listdir(folder) if name.endswith(".dist-info"))
+    identity = "\n".join([os.path.realpath(sys.prefix), *folders, *installed, " ".join(config.install)])
+    return hashlib.sha256(identity.encode()).hexdigest()[:8]
+
+
 def _build(config, tree, environment, log):
     """A virtual environment at ``environment`` holding the project built from ``tree`` by
     the configured install command; this interpreter's packages are visible behind it."""
@@ -184,7 +201,7 @@ def _build(config, tree, environment, log):
         text=True,
         check=True,
     ).stdout.strip()
-    inherited = [path for path in site.getsitepackages() if os.path.isdir(path)]
+    inherited = _inherited_site_packages()
     with open(os.path.join(purelib, "_bootmark_inherited.pth"), "w", encoding="utf-8") as stream:
         # addsitedir, not a bare path: the inherited folders' own .pth files must run too
         stream.write("".join(f"import site; site.addsitedir({path!r})\n" for path in inherited))
@@ -211,7 +228,9 @@ def _side(config, label, revision, dirty, tree, stack, cache, say):
         return Side(label, revision, dirty, tree, sys.executable, paths, tree, "import path")
     version = f"py{sys.version_info.major}{sys.version_info.minor}"
     if revision is not None and not dirty:
-        environment = os.path.join(cache, f"{config.package or 'project'}-{revision[:12]}-{version}")
+        environment = os.path.join(
+            cache, f"{config.package or 'project'}-{revision[:12]}-{version}-{_environment_key(config)}"
+        )
     else:
         environment = stack.enter_context(tempfile.TemporaryDirectory(prefix="bootmark-gate-env-"))
     python = _environment_python(environment)

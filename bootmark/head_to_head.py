@@ -36,7 +36,6 @@ import importlib
 import io
 import json
 import os
-import select
 import subprocess
 import sys
 import tarfile
@@ -54,6 +53,7 @@ import bootmark
 
 from . import provenance, timing
 from .compare import PASS, REGRESSION
+from .line_process import LineProcess
 from .records import CellSpec, PathTiming, Ratio, SourceState
 
 TREE_FOLDERS = ("engine", "reference")
@@ -148,43 +148,22 @@ class _Worker:
             tree,
             json.dumps({"cell": list(cell), "warmups": warmups}),
         ]
-        self.label = f"worker on {tree}"
-        self.log = log
-        self.process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=environment, text=True, bufsize=1
-        )
+        self.child = LineProcess(command, f"the worker on {tree}", log, HeadToHeadError, environment, tail_chars=2000)
 
     def reply(self):
-        ready, _, _ = select.select([self.process.stdout], [], [], REPLY_TIMEOUT_S)
-        line = self.process.stdout.readline() if ready else ""
-        if not line:
-            self.process.kill()
-            self.process.wait()
-            self.log.seek(0)
-            tail = self.log.read()[-2000:]
-            reason = "no reply" if not ready else f"exit code {self.process.returncode}"
-            raise HeadToHeadError(f"{self.label} stopped ({reason}):\n{tail}")
-        return json.loads(line)
+        return json.loads(self.child.read(REPLY_TIMEOUT_S))
 
     def time_once(self):
-        self.process.stdin.write("time\n")
+        self.child.send("time")
         return self.reply()["seconds"]
 
     def close(self):
-        try:
-            if self.process.poll() is None:
-                self.process.stdin.write("stop\n")
-                self.process.stdin.close()
-                self.process.wait(timeout=60)
-        except (OSError, subprocess.TimeoutExpired):  # a worker that died or hangs is stopped
-            self.process.kill()
-            self.process.wait()
-        self.process.stdout.close()
+        self.child.stop("stop")
 
 
 def import_engine(tree: str) -> ModuleType:
     """Import the engine of source tree ``tree`` (its engine/ and reference/ folders) as
-    ``bootmark.engine``, in this process (a versus worker, or a gate of another tree).
+    ``bootmark.engine``, in this process (a versus worker, or a bench of another tree).
 
     Revisions since the ``bootmark`` namespace import ``bootmark.reference``: the tree goes
     first on ``bootmark``'s package path, so both twins come from it while the harness stays
@@ -249,7 +228,7 @@ def require_engine_from(tree: str) -> None:
     if engine is None or not where.startswith(os.path.realpath(tree) + os.sep):
         raise HeadToHeadError(
             f"this process's engine is {where or 'not imported'}, not the tree {tree}'s; call "
-            "bootmark.head_to_head.import_engine(tree) before importing bootmark.gate or bootmark.bench"
+            "bootmark.head_to_head.import_engine(tree) before importing bootmark.bench"
         )
 
 

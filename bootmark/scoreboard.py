@@ -250,7 +250,7 @@ def render_section(
     return f"{BEGIN}\n{header}{skipped}\n\n{bench.render_table(full)}{scaling}{peak}{model}\n{END}"
 
 
-def replace_section(text: str, section: str) -> str:
+def replace_section(text: str, section: str, begin: str = BEGIN, end: str = END) -> str:
     """``text`` with its marked section replaced by ``section``.
 
     Parameters
@@ -259,6 +259,8 @@ def replace_section(text: str, section: str) -> str:
         A README holding one section between :data:`BEGIN` and :data:`END`.
     section : str
         The new section, markers included (:func:`render_section`).
+    begin, end : str, optional
+        The markers (default: the scoreboard's; other rendered sections pass theirs).
 
     Returns
     -------
@@ -281,9 +283,10 @@ def replace_section(text: str, section: str) -> str:
         ...
     ValueError: README.md must hold exactly one scoreboard section between its markers
     """
-    if text.count(BEGIN) != 1 or text.count(END) != 1 or text.index(BEGIN) > text.index(END):
-        raise ValueError("README.md must hold exactly one scoreboard section between its markers")
-    return text[: text.index(BEGIN)] + section + text[text.index(END) + len(END) :]
+    if text.count(begin) != 1 or text.count(end) != 1 or text.index(begin) > text.index(end):
+        name = begin.removeprefix("<!-- ").split(":")[0]
+        raise ValueError(f"README.md must hold exactly one {name} section between its markers")
+    return text[: text.index(begin)] + section + text[text.index(end) + len(end) :]
 
 
 def current_section(text: str) -> str:

@@ -25,9 +25,7 @@ import itertools
 import json
 import os
 import re
-import select
 import shlex
-import subprocess
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -37,6 +35,8 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
+
+from .line_process import LineProcess
 
 __all__ = [
     "DEFAULT_TOLERANCE",
@@ -368,29 +368,15 @@ class SuiteWorker:
         self.label = label
         self.log = tempfile.TemporaryFile("w+")
         self.scratch = tempfile.TemporaryDirectory(prefix="bootmark-gate-worker-")
-        self.process = subprocess.Popen(
+        self.child = LineProcess(
             [python, WORKER_SCRIPT, json.dumps(config)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.log,
-            env=dict(environment if environment is not None else os.environ, OMP_WAIT_POLICY="PASSIVE"),
+            f"the {label} worker",
+            self.log,
+            WorkerFailure,
+            dict(environment if environment is not None else os.environ, OMP_WAIT_POLICY="PASSIVE"),
             cwd=self.scratch.name,  # the benchmarks' stray files land in a folder that is deleted
-            text=True,
-            bufsize=1,
         )
-        self.suite = Suite.from_json(self._reply(START_TIMEOUT_S))
-
-    def _reply(self, timeout):
-        ready, _, _ = select.select([self.process.stdout], [], [], timeout)
-        line = self.process.stdout.readline() if ready else ""
-        if not line:
-            self.process.kill()
-            self.process.wait()
-            self.log.seek(0)
-            tail = self.log.read()[-3000:]
-            reason = f"no reply within {timeout:.0f} s" if not ready else f"exit code {self.process.returncode}"
-            raise WorkerFailure(f"the {self.label} worker stopped ({reason}):\n{tail}")
-        return json.loads(line)
+        self.suite = Suite.from_json(json.loads(self.child.read(START_TIMEOUT_S)))
 
     def request(self, operation: str, timeout: float, **fields) -> dict:
         """Send one request; return the reply (a dict with ``error`` on a benchmark failure).
@@ -400,24 +386,12 @@ class SuiteWorker:
         WorkerFailure
             The worker died or did not reply within ``timeout`` seconds (it is killed).
         """
-        try:
-            self.process.stdin.write(json.dumps({"op": operation, **fields}) + "\n")
-            self.process.stdin.flush()
-        except OSError:
-            pass  # a dead worker is reported by the reply below, with its stderr
-        return self._reply(timeout)
+        self.child.send(json.dumps({"op": operation, **fields}))
+        return json.loads(self.child.read(timeout))
 
     def close(self) -> None:
         """Stop the worker (teardown of the prepared cell), killing it if it hangs."""
-        try:
-            if self.process.poll() is None:
-                self.process.stdin.write('{"op": "stop"}\n')
-                self.process.stdin.close()
-                self.process.wait(timeout=60)
-        except (OSError, subprocess.TimeoutExpired):
-            self.process.kill()
-            self.process.wait()
-        self.process.stdout.close()
+        self.child.stop('{"op": "stop"}')
         self.log.close()
         self.scratch.cleanup()
 

@@ -57,6 +57,7 @@ RECEIPT_FOLDERS = {
     "process": "studies",
     "truth": os.path.join("studies", "truth"),
     "gate": "gate",
+    "gatecheck": "gatecheck",
 }
 
 CONFIG_TEMPLATE = """\

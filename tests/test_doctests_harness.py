@@ -40,7 +40,9 @@ WITH_EXAMPLES = (
     "bootmark.workspace",
 )
 # Harness modules documented without examples (everything they offer times code).
-WITHOUT_EXAMPLES = ("bootmark.suite_worker",)  # a worker process: its tests run it (tests/test_gate.py)
+# suite_worker is a worker process (tests/test_gate.py runs it); gatecheck renders one
+# committed receipt (tests/test_gatecheck.py checks the README against it).
+WITHOUT_EXAMPLES = ("bootmark.suite_worker", "bootmark.gatecheck")
 DOCUMENTED = WITH_EXAMPLES + WITHOUT_EXAMPLES
 
 

@@ -255,6 +255,28 @@ def test_an_install_command_builds_each_side_into_a_cached_environment(project, 
     assert not (project / "build").exists()  # the build ran in a copy, not in the user's checkout
 
 
+def test_a_cached_environment_is_not_shared_between_interpreters(tmp_path):
+    # A baseline built against one checkout's virtual environment inherits that environment's
+    # packages; reusing it from another checkout compared two different package sets (a CI
+    # clone reused an environment built from a developer's .venv and saw a 1.33x peak-memory
+    # "regression").
+    from unittest import mock
+
+    from bootmark import gate_sides
+    from bootmark.suite import GateConfig
+
+    def configured(*install):
+        return GateConfig(str(tmp_path), str(tmp_path / "benchmarks"), "demo", (".",), install, 1.1)
+
+    config = configured("pip", "install", ".")
+    here = gate_sides._environment_key(config)
+    with mock.patch.object(gate_sides.sys, "prefix", str(tmp_path / "another-venv")):
+        elsewhere = gate_sides._environment_key(config)
+    other_command = gate_sides._environment_key(configured("pip", "install", "-e", "."))
+    assert len({here, elsewhere, other_command}) == 3
+    assert gate_sides._environment_key(config) == here  # and stable, so the cache is reused
+
+
 def test_discovery_follows_asv_conventions(tmp_path):
     folder = tmp_path / "suite"
     folder.mkdir()
@@ -300,3 +322,59 @@ def test_discovery_follows_asv_conventions(tmp_path):
     assert suite_worker._handle({"op": "track"}, tracked, state) == {"value": 42.0}  # setup_cache's value first
     skipped = suite_worker._handle({"op": "prepare", "name": "bench_a.Cached.track_it", "index": 1}, tracked, state)
     assert "NotImplementedError" in skipped["skip"]
+
+
+def _verdict(control, status="regression"):
+    from bootmark.gate import CellVerdict, GateSettings, GateVerdict, Interval
+    from bootmark.gate_sides import Side
+
+    side = Side("baseline", "0" * 40, False, "/tree", sys.executable, (), "/tree", "import path")
+    cell = CellVerdict("bench.time_x", "time", status, 1.1, "s", (1.0,) * 5, (1.5,) * 5, Interval(1.5, 1.4, 1.6, "m"))
+    return GateVerdict(side, side, (cell,), control, (), (), GateSettings(), 1.0)
+
+
+def test_a_moved_drift_control_turns_a_regression_into_cannot_judge():
+    from bootmark.gate import Interval
+
+    steady, moved = Interval(1.0, 0.97, 1.03, "m"), Interval(1.3, 1.2, 1.4, "m")
+    assert _verdict(steady).exit_code == 1  # the negative control: the same cell, a steady control
+    assert _verdict(moved).control_moved and _verdict(moved).exit_code == 2
+    assert _verdict(Interval(0.8, 0.75, 0.85, "m")).exit_code == 2  # moved the other way
+    assert _verdict(steady, status="undecided").exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("second", "third", "status", "measurements"),
+    [
+        ("slower", None, "regression", 2),
+        ("same", None, "unconfirmed", 2),  # cleared at once: no third pair
+        ("undecided", "slower", "regression", 3),
+        ("undecided", "undecided", "unconfirmed", 3),
+        ("undecided", "same", "unconfirmed", 3),
+    ],
+)
+def test_a_slower_cell_is_confirmed_by_fresh_workers(monkeypatch, second, third, status, measurements):
+    from types import SimpleNamespace
+
+    from bootmark import gate
+    from bootmark.gate import CellVerdict, GateSettings, Interval
+
+    scripted = iter([second, third])
+    calls = []
+
+    def measure(cells, pair, config, settings, control, deadline, progress):
+        calls.append(cells)
+        found = next(scripted)
+        return {
+            cell.label: CellVerdict(cell.label, "time", found, 1.1, "s", ratio=Interval(1.2, 1.0, 1.4, "m"))
+            for cell in cells
+        }, False
+
+    monkeypatch.setattr(gate, "_measure", measure)
+    cell = SimpleNamespace(label="bench.time_x")
+    verdicts = {cell.label: CellVerdict(cell.label, "time", "slower", 1.1, "s", ratio=Interval(1.3, 1.2, 1.4, "m"))}
+    pair = SimpleNamespace(start=lambda: None)
+    gate._confirm([cell], verdicts, pair, None, GateSettings(), {}, SimpleNamespace(total=0), lambda message: None)
+    assert verdicts[cell.label].status == status
+    assert len(calls) + 1 == measurements
+    assert (verdicts[cell.label].decider is not None) == (measurements == 3)

@@ -6,7 +6,7 @@ The layers, bottom to top (README "Layout"):
 0. ``bootmark`` itself and the reference twin (standard library only);
 1. the engine;
 2. the harness core: receipts, provenance, timing, the BLAS pin, the workspace, the
-   simulated series and the command line's user error;
+   simulated series, the workers' line protocol and the command line's user error;
 3. what measures speed and memory: bench, compare, gate (with suite, suite_worker,
    gate_sides, gate_report), memory, versus, floors, scoreboard;
 4. the studies;
@@ -29,13 +29,14 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 from house_report import FOLDERS  # noqa: E402 - scripts/ is put on sys.path just above
 
-CORE = {"blas", "provenance", "receipts", "records", "timing", "workspace", "simulate", "usage"}
+CORE = {"blas", "line_process", "provenance", "receipts", "records", "timing", "workspace", "simulate", "usage"}
 MEASURES = {
     "bench",
     "compare",
     "gate",
     "gate_report",
     "gate_sides",
+    "gatecheck",
     "memory",
     "head_to_head",
     "floors",
