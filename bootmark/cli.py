@@ -300,6 +300,23 @@ def _scoreboard(args):
     return OK
 
 
+def _site(args):
+    # late: the site loads matplotlib, ruptures and the bench module (numba)
+    from . import website
+
+    root = workspace.find().root
+    out = args.out or os.path.join(root, "docs", "site")
+    try:
+        files = website.build_site(out, root, say=lambda message: print(f"bootmark site: {message}", file=sys.stderr))
+    except website.SiteError as error:
+        raise UsageError(str(error)) from None
+    pages = [name for name in files if name.endswith(".html")]
+    print(
+        f"{len(pages)} pages and {len(files) - len(pages)} other files in {out}; open {os.path.join(out, 'index.html')}"
+    )
+    return OK
+
+
 def _study(args):
     return study_cli.dispatch(args, sys.argv[1:] if args.from_shell else None)
 
@@ -468,6 +485,20 @@ def _add_scoreboard(commands):
     board.set_defaults(handler=_scoreboard)
 
 
+def _add_site(commands):
+    """The ``site`` verb: its arguments and handler."""
+    site = commands.add_parser(
+        "site",
+        help="build the static scoreboard site (speed grid, history, hosts, studies, memory) from the receipts",
+        description=_docstring("bootmark.website"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    site.add_argument(
+        "--out", help="output folder (default: docs/site in the workspace); replaced if bootmark built it"
+    )
+    site.set_defaults(handler=_site)
+
+
 def _add_study(commands):
     """The ``study`` verb group (``bootmark.studies.cli``)."""
     study_cli.add_parser(commands).set_defaults(handler=_study)
@@ -484,6 +515,7 @@ VERBS = (
     _add_gate,
     _add_memory,
     _add_scoreboard,
+    _add_site,
     _add_study,
 )
 

@@ -57,6 +57,8 @@ BAD_ARGUMENTS = {
     "memory": (["memory", "--output-dir", "{root}/a-file/x"], "cannot create the receipt folder"),
     "scoreboard": (["scoreboard", "{root}/missing.json"], "no receipt file"),
     "scoreboard-empty": (["scoreboard"], "needs a full bench receipt"),
+    "site": (["site", "--out", "{root}/a-file"], "is a file, not a folder"),
+    "site-empty": (["site"], "no full bench receipt"),
     "study list": (["--workspace", "{root}/bad-config", "study", "list"], "unknown key(s) reciepts"),
     "study run": (["study", "run", "S99"], "no registered study 'S99'"),
     "study run path": (["study", "run", "{root}/missing.toml"], "no protocol file"),

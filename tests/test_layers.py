@@ -8,7 +8,8 @@ The layers, bottom to top (README "Layout"):
 2. the harness core: receipts, provenance, timing, the BLAS pin, the workspace, the
    simulated series, the workers' line protocol and the command line's user error;
 3. what measures speed and memory: bench, compare, gate (with suite, suite_worker,
-   gate_sides, gate_report), memory, versus, floors, scoreboard;
+   gate_sides, gate_report), memory, versus, floors, scoreboard, and the site that shows
+   them (website, website_charts, website_history);
 4. the studies;
 5. the command lines and the verbs that only print: ``bootmark.cli``,
    ``bootmark.studies.cli``, doctor, example.
@@ -43,6 +44,9 @@ MEASURES = {
     "scoreboard",
     "suite",
     "suite_worker",
+    "website",
+    "website_charts",
+    "website_history",
 }
 TOP = {"bootmark.cli", "bootmark.studies.cli", "bootmark.doctor", "bootmark.example"}
 

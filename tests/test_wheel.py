@@ -92,6 +92,10 @@ def test_the_wheel_holds_only_the_bootmark_package(wheel):
         "bootmark/studies/runner.py",
         "bootmark/studies/protocols/S4-v1.toml",
         "bootmark/schemas/study.schema.json",
+        "bootmark/schemas/gatecheck.schema.json",
+        "bootmark/site_assets/site.css",
+        "bootmark/site_assets/sort.js",
+        "bootmark/suite_worker.py",
     ):
         assert expected in names, expected
 

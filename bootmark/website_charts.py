@@ -1,0 +1,200 @@
+"""The charts of ``bootmark site``: matplotlib figures saved as SVG text, drawn from
+receipts only (every mark is a number a receipt holds), and byte-identical for the same
+receipts (a fixed ``svg.hashsalt``, no date, text kept as text).
+
+Each function returns the SVG as a string; the page shows the same numbers in a table
+beside it, the chart's text equivalent.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+
+__all__ = ["forest_svg", "history_svg", "memory_svg", "samples_svg", "speed_svg"]
+
+# Colours that keep 3:1 contrast on white and read apart in the common colour blindnesses
+# (Okabe and Ito's palette).
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+RC = {
+    "svg.hashsalt": "bootmark-site",
+    "svg.fonttype": "none",
+    "font.size": 9,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+}
+
+
+def _figure(width, height):
+    # heavy (matplotlib): loaded only when a site is built
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height))
+
+
+def _svg(figure) -> str:
+    """The figure as SVG text (called inside :func:`_styled`, whose settings make it
+    reproducible)."""
+    buffer = io.StringIO()
+    figure.tight_layout()
+    figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+    return buffer.getvalue()
+
+
+def _styled(draw):
+    """Run ``draw`` under the site's rc settings, so colours and fonts apply as it draws."""
+    # heavy (matplotlib): loaded only when a site is built
+    import matplotlib
+    from cycler import cycler  # matplotlib's own dependency, loaded with it
+
+    with matplotlib.rc_context(dict(RC, **{"axes.prop_cycle": cycler(color=PALETTE)})):
+        return draw()
+
+
+def samples_svg(paths: Mapping[str, Sequence[float]], title: str) -> str:
+    """Every timed sample of each path of one cell, in milliseconds, on a log axis, with
+    the median marked (not the median alone: the spread is the point).
+
+    Parameters
+    ----------
+    paths : Mapping of str to sequence of float
+        Path name to its samples in seconds.
+    title : str
+    """
+
+    def draw():
+        figure = _figure(6.4, 0.45 * len(paths) + 1.3)
+        axes = figure.add_subplot()
+        names = list(paths)
+        for row, name in enumerate(names):
+            samples = [value * 1e3 for value in paths[name]]
+            axes.plot(samples, [row] * len(samples), "o", alpha=0.55, markersize=4, color=PALETTE[row % len(PALETTE)])
+            middle = sorted(samples)[len(samples) // 2]
+            axes.plot([middle], [row], "|", markersize=16, color="black")
+        axes.set_yticks(range(len(names)), names)
+        axes.set_ylim(-0.7, len(names) - 0.3)
+        axes.set_xscale("log")
+        axes.set_xlabel("ms per call (each dot one timed round; bar: median)")
+        axes.set_title(title)
+        return _svg(figure)
+
+    return _styled(draw)
+
+
+def speed_svg(rows: Sequence[tuple[str, float, float, float]], title: str) -> str:
+    """Ratios peer time / engine time with their 95% intervals, one row per cell; the line
+    at 1 divides wins (right) from losses (left).
+
+    Parameters
+    ----------
+    rows : sequence of (label, median, low, high)
+    title : str
+    """
+
+    def draw():
+        figure = _figure(7.0, 0.28 * len(rows) + 1.4)
+        axes = figure.add_subplot()
+        positions = list(range(len(rows)))[::-1]
+        for (_label, median, low, high), y in zip(rows, positions, strict=True):
+            colour = PALETTE[1] if high < 1 else PALETTE[0]
+            axes.errorbar([median], [y], xerr=[[median - low], [high - median]], fmt="o", capsize=2, color=colour)
+        axes.axvline(1.0, color="black", linewidth=1, linestyle="--")
+        axes.set_xscale("log")
+        axes.set_ylim(-0.7, len(rows) - 0.3)
+        axes.set_yticks(positions, [row[0] for row in rows], fontsize=7)
+        axes.set_xlabel("time ratio (95% interval); right of 1: engine faster; orange: LOSS")
+        axes.set_title(title)
+        return _svg(figure)
+
+    return _styled(draw)
+
+
+def history_svg(
+    labels: Sequence[str], series: Mapping[str, Sequence[float | None]], steps: Mapping[str, Sequence[int]], ylabel: str
+) -> str:
+    """Values over receipts in commit order, one line per series, with each detected
+    change point marked by a vertical line at the first point of the new level.
+
+    Parameters
+    ----------
+    labels : sequence of str
+        The x tick labels (short commits).
+    series : Mapping of str to sequence of float or None
+        A value per label (None: not measured in that receipt).
+    steps : Mapping of str to sequence of int
+        Change points per series (indices into ``labels``).
+    ylabel : str
+    """
+
+    def draw():
+        figure = _figure(7.0, 3.0)
+        axes = figure.add_subplot()
+        for index, (name, values) in enumerate(series.items()):
+            colour = PALETTE[index % len(PALETTE)]
+            points = [(x, value) for x, value in enumerate(values) if value is not None]
+            if points:
+                axes.plot(*zip(*points, strict=True), "o-", label=name, color=colour, markersize=4)
+            for step in steps.get(name, ()):
+                axes.axvline(step - 0.5, color=colour, linestyle=":", linewidth=1.5)
+        axes.set_xticks(range(len(labels)), labels, rotation=60, fontsize=7)
+        axes.set_yscale("log")
+        axes.set_ylabel(ylabel)
+        axes.set_xlabel("receipt, in commit order (dotted: change point)")
+        if series:
+            axes.legend(fontsize=7)
+        return _svg(figure)
+
+    return _styled(draw)
+
+
+def forest_svg(rows: Sequence[tuple[str, float, float, float]], nominal: float, title: str) -> str:
+    """A forest plot of delivered coverage with Wilson 95% intervals against the nominal
+    level (dashed).
+
+    Parameters
+    ----------
+    rows : sequence of (label, coverage, wilson_low, wilson_high)
+    nominal : float
+    title : str
+    """
+
+    def draw():
+        figure = _figure(7.0, 0.3 * len(rows) + 1.4)
+        axes = figure.add_subplot()
+        positions = list(range(len(rows)))[::-1]
+        for (_label, coverage, low, high), y in zip(rows, positions, strict=True):
+            colour = PALETTE[1] if high < nominal or low > nominal else PALETTE[0]
+            axes.errorbar([coverage], [y], xerr=[[coverage - low], [high - coverage]], fmt="o", capsize=2, color=colour)
+        axes.axvline(nominal, color="black", linestyle="--", linewidth=1)
+        axes.set_ylim(-0.7, len(rows) - 0.3)
+        axes.set_yticks(positions, [row[0] for row in rows], fontsize=7)
+        axes.set_xlabel(f"delivered coverage, Wilson 95% (nominal {nominal:.2f}, dashed; orange: interval misses it)")
+        axes.set_title(title)
+        return _svg(figure)
+
+    return _styled(draw)
+
+
+def memory_svg(points: Mapping[str, Sequence[tuple[int, float]]], title: str) -> str:
+    """Peak memory added (MiB) against B, one line per path.
+
+    Parameters
+    ----------
+    points : Mapping of str to sequence of (B, MiB)
+    title : str
+    """
+
+    def draw():
+        figure = _figure(6.4, 3.2)
+        axes = figure.add_subplot()
+        for name, values in points.items():
+            if values:
+                axes.plot(*zip(*values, strict=True), "o-", label=name, markersize=4)
+        axes.set_xscale("log")
+        axes.set_xlabel("replicates B")
+        axes.set_ylabel("MiB added at peak")
+        axes.set_title(title)
+        axes.legend(fontsize=7)
+        return _svg(figure)
+
+    return _styled(draw)

@@ -1,0 +1,195 @@
+"""The site in a real browser: Debian's Chromium, driven by Playwright through its
+executable path (Playwright's own browser download is never used).
+
+Against a site built from the fixture workspace (tests/site_fixture.py, with one LOSS)
+and against the committed site (docs/site), every page must load with no console error
+and no failed request, every internal link must resolve (file and anchor), the speed
+table must have the rows its receipt has and mark the LOSS, sorting must reorder the
+rows, each page must fit a phone's width and pass axe-core's checks, and a screenshot
+of each page must not be blank.
+
+Where no Chromium is found the tests skip and say so; with BOOTMARK_REQUIRE_BROWSER=1
+(set by .ci/run, which installs Chromium) they fail instead. With
+BOOTMARK_WRITE_SCREENSHOTS=1 the screenshots of the committed site's overview and speed
+grid are written to docs/screenshots/ (how the README's pictures are made).
+"""
+
+import io
+import os
+import re
+import shutil
+import sys
+from urllib.parse import unquote, urlparse
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from site_fixture import ROOT, make_workspace, peer_comparisons  # noqa: E402 - the tests folder, just above
+
+from bootmark import website  # noqa: E402
+
+REQUIRED = os.environ.get("BOOTMARK_REQUIRE_BROWSER") == "1"
+CHROMIUM = os.environ.get("BOOTMARK_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+# Chromium as root in a container, on a machine with no network: no sandbox, no GPU, and
+# none of the background connections a closed network refuses.
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PAGES = [name for name, _title in website.PAGES]
+
+
+def _missing():
+    if CHROMIUM is None:
+        return "no Chromium found (install Debian's chromium, or set BOOTMARK_CHROMIUM to its path)"
+    try:
+        import axe_playwright_python  # noqa: F401
+        import playwright.sync_api  # noqa: F401 - only whether it is installed
+    except ImportError as error:
+        return f"the browser test needs playwright and axe-playwright-python (bootmark[dev]): {error}"
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    missing = _missing()
+    if missing:
+        if REQUIRED:
+            pytest.fail(f"BOOTMARK_REQUIRE_BROWSER=1 but {missing}")
+        pytest.skip(missing)
+    # late: only when a browser is there to drive
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as driver:
+        launched = driver.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def fixture_site(tmp_path_factory):
+    root = tmp_path_factory.mktemp("site-browser")
+    workspace = make_workspace(root / "workspace")
+    website.build_site(str(root / "site"), str(workspace))
+    return root / "site", workspace
+
+
+def _open(browser, url, width=1200):
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    problems = []
+    page.on(
+        "console",
+        lambda message: problems.append(f"console {message.type}: {message.text}") if message.type == "error" else None,
+    )
+    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    page.on("requestfailed", lambda request: problems.append(f"failed request: {request.url}"))
+    page.goto(url)
+    page.wait_for_load_state("load")
+    return page, problems
+
+
+def _links_resolve(page, site):
+    """Every internal link's file exists, and its anchor is an id on the target page."""
+    broken = []
+    for href in page.eval_on_selector_all("a[href]", "links => links.map(link => link.href)"):
+        parsed = urlparse(href)
+        if parsed.scheme != "file":
+            broken.append(f"{href}: not a local link")
+            continue
+        target = unquote(parsed.path)
+        if not os.path.isfile(target):
+            broken.append(f"{href}: no such file")
+        elif parsed.fragment and target.endswith(".html"):
+            with open(target, encoding="utf-8") as stream:
+                if not re.search(rf"""\bid=["']{re.escape(parsed.fragment)}["']""", stream.read()):
+                    broken.append(f"{href}: no element with that id")
+    return broken
+
+
+def _not_blank(png: bytes) -> bool:
+    # late: matplotlib decodes the PNG (no image library is a dependency otherwise)
+    import matplotlib.image
+
+    pixels = matplotlib.image.imread(io.BytesIO(png))
+    return float(pixels[..., :3].std()) > 0.05
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_each_page_loads_cleanly_links_resolve_fits_a_phone_and_passes_axe(browser, fixture_site, name):
+    # late: only with a browser
+    from axe_playwright_python.sync_playwright import Axe
+
+    site, _ = fixture_site
+    page, problems = _open(browser, (site / name).as_uri())
+    assert not problems, problems
+    assert page.title() and page.locator("h1").count() == 1
+    assert not _links_resolve(page, site)
+    assert page.locator("img:not([alt])").count() == 0
+    assert _not_blank(page.screenshot())
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390, "the page is wider than a phone"
+    violations = Axe().run(page).response["violations"]
+    assert not violations, [(found["id"], found["help"], len(found["nodes"])) for found in violations]
+    page.close()
+
+
+def test_the_speed_table_has_the_receipts_rows_marks_the_loss_and_sorts(browser, fixture_site):
+    site, workspace = fixture_site
+    page, problems = _open(browser, (site / "speed.html").as_uri())
+    table = page.locator("table").first
+    assert table.locator("tbody tr").count() == peer_comparisons(workspace)
+    loss = table.locator("tbody tr.loss")
+    assert loss.count() == 1 and loss.locator("td.verdict-loss").inner_text() == "LOSS"
+    assert page.evaluate("getComputedStyle(document.querySelector('tr.loss td')).backgroundColor") != "rgba(0, 0, 0, 0)"
+    column = 6  # peer / engine (95%)
+
+    def values():
+        return [
+            float(value)
+            for value in table.locator(f"tbody tr td:nth-child({column + 1})").evaluate_all(
+                "cells => cells.map(cell => cell.dataset.value)"
+            )
+        ]
+
+    before = values()
+    header = table.locator("thead th").nth(column)
+    header.locator("button").click()
+    ascending = values()
+    assert ascending == sorted(before) and header.get_attribute("aria-sort") == "ascending"
+    header.locator("button").click()
+    assert values() == sorted(before, reverse=True) and header.get_attribute("aria-sort") == "descending"
+    assert table.locator("tbody tr").first.locator("td.verdict-loss").count() == 0  # the loss went to the end
+    assert not problems, problems
+    page.close()
+
+
+def test_the_committed_site_in_the_browser(browser):
+    committed = ROOT / "docs" / "site"
+    for name in PAGES:
+        page, problems = _open(browser, (committed / name).as_uri())
+        assert not problems, (name, problems)
+        assert not _links_resolve(page, committed), name
+        shot = page.screenshot()
+        assert _not_blank(shot), name
+        if os.environ.get("BOOTMARK_WRITE_SCREENSHOTS") == "1" and name in ("index.html", "speed.html"):
+            (ROOT / "docs" / "screenshots").mkdir(exist_ok=True)
+            (ROOT / "docs" / "screenshots" / f"site-{name.removesuffix('.html')}.png").write_bytes(shot)
+        page.close()
+
+
+def test_negative_control_a_broken_link_and_a_blank_page_are_caught(browser, tmp_path):
+    (tmp_path / "other.html").write_text("<!DOCTYPE html><title>other</title><h1 id='here'>x</h1>")
+    (tmp_path / "page.html").write_text(
+        "<!DOCTYPE html><html lang='en'><title>t</title><body>"
+        "<a href='missing.html'>a</a><a href='other.html#nowhere'>b</a><a href='other.html#here'>c</a></body></html>"
+    )
+    page, _ = _open(browser, (tmp_path / "page.html").as_uri())
+    broken = _links_resolve(page, tmp_path)
+    assert len(broken) == 2 and "no such file" in broken[0] and "no element with that id" in broken[1]
+    assert not _not_blank(page.screenshot(clip={"x": 0, "y": 200, "width": 300, "height": 200}))
+    page.close()
