@@ -176,7 +176,14 @@ def _environment_key(config):
     be reused from the other, nor from the same folder after its packages changed), and the
     install command."""
     folders = _inherited_site_packages()
-    installed = sorted(name for folder in folders for name in os.listdir(folder) if name.endswith(".dist-info"))
+    # what is installed there: distributions (.dist-info, and the older .egg-info and
+    # .egg-link) and path hooks (.pth, which editable installs use), by name and version
+    installed = sorted(
+        name
+        for folder in folders
+        for name in os.listdir(folder)
+        if name.endswith((".dist-info", ".egg-info", ".egg-link", ".pth"))
+    )
     identity = "\n".join([os.path.realpath(sys.prefix), *folders, *installed, " ".join(config.install)])
     return hashlib.sha256(identity.encode()).hexdigest()[:8]
 

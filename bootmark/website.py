@@ -11,7 +11,8 @@ from ``file://`` and from any static host:
   cell a chart of every timed sample;
 * **history** (``history.html``): every bench receipt of the workspace and of its git
   history, in commit order; per cell, the engine/arch ratio and the engine's time over
-  commits, with change points (``bootmark.website_history``) marked;
+  commits, one line per machine, with change points (``bootmark.website_history``)
+  marked; then every registered study receipt over commits and machines;
 * **hosts** (``hosts.html``): per cell, the range of the ratio across the machines that
   measured it, with the machine list (a number from one box is never *the* number);
 * **studies** (``studies.html``): per study, coverage with Wilson intervals, a forest
@@ -29,12 +30,13 @@ from __future__ import annotations
 import html
 import os
 import shutil
+import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from . import bench, receipts, workspace
 from .website_charts import forest_svg, history_svg, memory_svg, samples_svg, speed_svg
-from .website_history import HistoryReceipt, bench_history, change_points
+from .website_history import HistoryReceipt, bench_history, change_points, commit_positions, machine_name
 
 __all__ = ["PAGES", "SiteError", "build_site"]
 
@@ -252,10 +254,7 @@ def _speed_page(out, charts, newest_path, newest):
                     Cell(_ms(engine), engine * 1e3),
                     Cell(peer),
                     Cell(_ms(cell["paths"][peer]["median_s"]), cell["paths"][peer]["median_s"] * 1e3),
-                    Cell(
-                        f"{ratio['median']:.2f} ({ratio['ci_low']:.2f}–{ratio['ci_high']:.2f})",
-                        ratio["median"],
-                    ),
+                    _ratio_cell(ratio),
                     Cell(verdict, verdict, css=f"verdict-{verdict.lower()}"),
                 ),
                 "loss" if verdict == "LOSS" else "",
@@ -309,8 +308,8 @@ def _speed_page(out, charts, newest_path, newest):
         )
         page.blocks.append(
             Table(
-                f"Samples of {_cell_label(cell)} (ms per call)",
-                ("path", "median", "min", "rounds"),
+                f"Samples of {_cell_label(cell)} (ms per call; ratio: the path's time over the engine's)",
+                ("path", "median", "min", "rounds", f"ratio to {bench.ANCHOR_PATH} (95%)"),
                 tuple(
                     (
                         (
@@ -318,15 +317,22 @@ def _speed_page(out, charts, newest_path, newest):
                             Cell(_ms(timing["median_s"]), timing["median_s"] * 1e3),
                             Cell(_ms(timing["min_s"]), timing["min_s"] * 1e3),
                             Cell(str(len(timing["samples_s"])), len(timing["samples_s"])),
+                            _ratio_cell(cell.get("ratios", {}).get(path)),
                         ),
                         "",
                     )
                     for path, timing in cell["paths"].items()
                 ),
-                frozenset({1, 2, 3}),
+                frozenset({1, 2, 3, 4}),
             )
         )
     return page
+
+
+def _ratio_cell(ratio: dict | None) -> Cell:
+    if ratio is None:  # the engine's own path, or a path the receipt has no ratio for
+        return Cell("")
+    return Cell(f"{ratio['median']:.2f} ({ratio['ci_low']:.2f}–{ratio['ci_high']:.2f})", ratio["median"])
 
 
 def _overview_page(out, newest_path, newest, study_entries):
@@ -381,6 +387,8 @@ def _overview_page(out, newest_path, newest, study_entries):
     if study_entries:
         items = []
         for study_id, version, title, nominal, rows_, anchor, machine in study_entries:
+            if not rows_:
+                continue
             low = min(rows_, key=lambda row: row["coverage"])
             items.append(
                 _text(
@@ -396,7 +404,7 @@ def _overview_page(out, newest_path, newest, study_entries):
     return page
 
 
-def _history_page(out, charts, history: Sequence[HistoryReceipt], workspace_root):
+def _history_page(out, charts, history: Sequence[HistoryReceipt], workspace_root, study_history=()):
     page = Page("history.html", "History")
     page.blocks.append(
         _text(
@@ -506,7 +514,58 @@ def _history_page(out, charts, history: Sequence[HistoryReceipt], workspace_root
                 frozenset({0, 3, 4}),
             )
         )
+    if study_history:
+        page.blocks.extend(_study_history_blocks(out, study_history, commit_positions(workspace_root)))
     return page
+
+
+def _study_history_blocks(out, study_history, positions):
+    """The history page's last section: every registered study receipt, by study, in
+    commit order, with its machine (so both machines' audits show over commits)."""
+    placed = sorted(
+        study_history,
+        key=lambda item: (
+            item[1]["body"]["study"]["id"],
+            item[1]["body"]["study"]["version"],
+            positions.get(item[1]["provenance"]["source"].get("git_sha") or "", len(positions)),
+            item[1]["provenance"]["finished_utc"],
+        ),
+    )
+    rows = []
+    for path, receipt in placed:
+        body = receipt["body"]
+        if not body["results"]["coverage"]:
+            continue
+        low = min(body["results"]["coverage"], key=lambda row: row["coverage"])
+        rows.append(
+            (
+                (
+                    Cell(f"{body['study']['id']} v{body['study']['version']}"),
+                    Cell((receipt["provenance"]["source"].get("git_sha") or "")[:10]),
+                    Cell(machine_name(receipt["provenance"])),
+                    Cell(receipt["provenance"]["finished_utc"]),
+                    Cell(f"{low['coverage']:.3f} ({low['wilson_low']:.3f}–{low['wilson_high']:.3f})", low["coverage"]),
+                    Cell(f"{low['resampler']} {low['kind']}, n = {low['n']}"),
+                    Cell(_name(path), href=_link(out, path)),
+                ),
+                "",
+            )
+        )
+    return [
+        Heading(2, "Coverage audits over commits and machines", "studies-over-commits"),
+        _text(
+            "Every registered study receipt in the workspace, by study and in commit order, with the machine that "
+            "ran it: its lowest delivered coverage (Wilson 95%) and where. The full tables are on the ",
+            ("studies page", "studies.html"),
+            ".",
+        ),
+        Table(
+            "Registered study receipts over commits and machines",
+            ("study", "commit", "machine", "finished (UTC)", "lowest coverage (Wilson 95%)", "at", "receipt"),
+            tuple(rows),
+            frozenset({4}),
+        ),
+    ]
 
 
 def _step_words(position, ratio_steps, time_steps):
@@ -516,6 +575,17 @@ def _step_words(position, ratio_steps, time_steps):
     if position in time_steps:
         words.append("time steps here")
     return "; ".join(words)
+
+
+def _in_workspace(bench_dir, point):
+    """Whether the workspace holds this very receipt (the file, with the same content)."""
+    path = os.path.join(bench_dir, point.name)
+    if not os.path.isfile(path):
+        return False
+    try:
+        return receipts.load_receipt(path)["content_sha256"] == point.receipt["content_sha256"]
+    except (ValueError, receipts.ReceiptError):
+        return False
 
 
 def _history_link(out, root, point):
@@ -531,12 +601,12 @@ def _hosts_page(out, history, study_receipts):
             "A figure from one machine is that machine's, not the figure."
         )
     )
-    machines = {}
-    for point in history:
-        machines.setdefault(point.host, point.receipt["provenance"])
-    for _path, receipt in study_receipts:
-        machine = receipt["provenance"]["machine"]
-        machines.setdefault(f"{machine['cpu_model']} ({machine['cores']} cores)", receipt["provenance"])
+    machines = {}  # machine -> the provenance of its newest receipt (the versions it runs now)
+    for provenance in sorted(
+        [point.receipt["provenance"] for point in history] + [receipt["provenance"] for _, receipt in study_receipts],
+        key=lambda provenance: provenance["finished_utc"],
+    ):
+        machines[machine_name(provenance)] = provenance
     page.blocks.append(Heading(2, "Machines"))
     page.blocks.append(
         Table(
@@ -591,7 +661,7 @@ def _hosts_page(out, history, study_receipts):
     coverage = {}
     for _path, receipt in study_receipts:
         body = receipt["body"]
-        machine = receipt["provenance"]["machine"]["cpu_model"]
+        machine = machine_name(receipt["provenance"])
         for row in body["results"]["coverage"]:
             key = (f"{body['study']['id']} v{body['study']['version']}", row["n"], row["resampler"], row["kind"])
             coverage.setdefault(key, {})[machine] = row["coverage"]
@@ -620,16 +690,29 @@ def _hosts_page(out, history, study_receipts):
     return page
 
 
-def _newest_studies(directory):
-    """The newest registered receipt of each (study, version, machine), oldest study first."""
-    newest = {}
+def _registered_studies(directory):
+    """Every registered study receipt in ``directory``, as (path, receipt), oldest first."""
     if not os.path.isdir(directory):
         return []
-    for _key, path, receipt in sorted(receipts.scan(directory, ("study",)), key=lambda item: item[0]):
+    return [
+        (path, receipt)
+        for _key, path, receipt in sorted(receipts.scan(directory, ("study",)), key=lambda item: item[0])
+        if receipt["body"]["profile"]["name"] == "registered"
+    ]
+
+
+def _slug(text: str) -> str:
+    """``text`` as an id and file-name part: lower-case letters, digits and single dashes."""
+    return "-".join("".join(character if character.isalnum() else " " for character in text.lower()).split())
+
+
+def _newest_studies(registered):
+    """The newest receipt of each (study, version, machine) of ``registered``."""
+    newest = {}
+    for path, receipt in registered:
         body = receipt["body"]
-        if body["profile"]["name"] == "registered":
-            machine = receipt["provenance"]["machine"]["cpu_model"]
-            newest[(body["study"]["id"], body["study"]["version"], machine)] = (path, receipt)
+        machine = machine_name(receipt["provenance"])
+        newest[(body["study"]["id"], body["study"]["version"], machine)] = (path, receipt)
     return [newest[key] for key in sorted(newest)]
 
 
@@ -646,11 +729,9 @@ def _studies_page(out, charts, study_receipts, root):
     for path, receipt in study_receipts:
         body = receipt["body"]
         study, results = body["study"], body["results"]
-        machine = receipt["provenance"]["machine"]["cpu_model"]
+        machine = machine_name(receipt["provenance"])
         nominal = 1.0 - body["design"]["alpha"]
-        anchor = (
-            f"{study['id']}-v{study['version']}-{machine}".lower().replace(" ", "-").replace("(", "").replace(")", "")
-        )
+        anchor = _slug(f"{study['id']}-v{study['version']}-{machine}")
         title = f"{study['id']} v{study['version']}: {study['title']} ({machine})"
         page.blocks.append(Heading(2, title, anchor))
         page.blocks.append(
@@ -825,17 +906,20 @@ def build_site(
     if os.path.isdir(out) and os.listdir(out) and not os.path.exists(os.path.join(out, MARK)):
         raise SiteError(f"{out} holds files bootmark site did not write; name an empty or new folder with --out")
     history = bench_history(root)
-    full = [point for point in history if point.receipt["body"]["profile"] == "full"]
-    if not full:
-        raise SiteError(
-            f"no full bench receipt in {os.path.join(root, 'receipts', 'bench')} or its git history; run bootmark bench"
-        )
     bench_dir = os.path.join(root, "receipts", "bench")
+    # The pages that show "the newest" read a receipt file the reader can open: a receipt
+    # that lives only in git history (deleted since) is history, not the scoreboard.
+    full = [
+        point for point in history if point.receipt["body"]["profile"] == "full" and _in_workspace(bench_dir, point)
+    ]
+    if not full:
+        raise SiteError(f"no full bench receipt in {bench_dir}; run bootmark bench")
     newest_point = max(full, key=lambda point: (point.finished_utc, point.name))
     newest_path = os.path.join(bench_dir, newest_point.name)
     memory_dir = os.path.join(root, "receipts", "memory")
     memory_path = receipts.newest_receipt(memory_dir, "memory") if os.path.isdir(memory_dir) else None
-    study_receipts = _newest_studies(os.path.join(root, "receipts", "studies"))
+    registered = _registered_studies(os.path.join(root, "receipts", "studies"))
+    study_receipts = _newest_studies(registered)
     say = say or (lambda message: None)
     say(
         f"{len(history)} bench receipts (newest full: {newest_point.name}), {len(study_receipts)} study receipts, "
@@ -848,7 +932,7 @@ def build_site(
     pages = [
         _overview_page(base, newest_path, newest_point.receipt, headlines),
         speed,
-        _history_page(base, charts, history, root),
+        _history_page(base, charts, history, root, registered),
         _hosts_page(base, history, study_receipts),
         studies,
         _memory_page(base, charts, memory_path, receipts.load_receipt(memory_path) if memory_path else None),
@@ -868,18 +952,18 @@ def _write_all(out: str, files: dict[str, str]) -> None:
     whole, never half of each."""
     parent = os.path.dirname(out)
     os.makedirs(parent, exist_ok=True)
-    staging = out + ".building"
-    shutil.rmtree(staging, ignore_errors=True)
+    # unique names beside ``out``: never a folder of the user's, and never a clash
+    staging = tempfile.mkdtemp(prefix=f".{os.path.basename(out)}.building-", dir=parent)
     for relative, text in files.items():
         target = os.path.join(staging, relative)
         os.makedirs(os.path.dirname(target), exist_ok=True)
         with open(target, "w", encoding="utf-8", newline="\n") as stream:
             stream.write(text)
     if os.path.isdir(out):
-        retired = out + ".old"
-        shutil.rmtree(retired, ignore_errors=True)
+        retired = tempfile.mkdtemp(prefix=f".{os.path.basename(out)}.old-", dir=parent)
+        os.rmdir(retired)  # the name only: the old site is moved there
         os.replace(out, retired)
-        os.replace(staging, out)
+        os.replace(staging, out)  # a crash between the two leaves the old site whole, in ``retired``
         shutil.rmtree(retired)
     else:
         os.replace(staging, out)

@@ -97,7 +97,15 @@ def speed_svg(rows: Sequence[tuple[str, float, float, float]], title: str) -> st
         positions = list(range(len(rows)))[::-1]
         for (_label, median, low, high), y in zip(rows, positions, strict=True):
             colour = PALETTE[1] if high < 1 else PALETTE[0]
-            axes.errorbar([median], [y], xerr=[[median - low], [high - median]], fmt="o", capsize=2, color=colour)
+            # a percentile interval need not hold its median: clamp, never raise
+            axes.errorbar(
+                [median],
+                [y],
+                xerr=[[max(median - low, 0.0)], [max(high - median, 0.0)]],
+                fmt="o",
+                capsize=2,
+                color=colour,
+            )
         axes.axvline(1.0, color="black", linewidth=1, linestyle="--")
         axes.set_xscale("log")
         axes.set_ylim(-0.7, len(rows) - 0.3)
@@ -164,7 +172,14 @@ def forest_svg(rows: Sequence[tuple[str, float, float, float]], nominal: float, 
         positions = list(range(len(rows)))[::-1]
         for (_label, coverage, low, high), y in zip(rows, positions, strict=True):
             colour = PALETTE[1] if high < nominal or low > nominal else PALETTE[0]
-            axes.errorbar([coverage], [y], xerr=[[coverage - low], [high - coverage]], fmt="o", capsize=2, color=colour)
+            axes.errorbar(
+                [coverage],
+                [y],
+                xerr=[[max(coverage - low, 0.0)], [max(high - coverage, 0.0)]],
+                fmt="o",
+                capsize=2,
+                color=colour,
+            )
         axes.axvline(nominal, color="black", linestyle="--", linewidth=1)
         axes.set_ylim(-0.7, len(rows) - 0.3)
         axes.set_yticks(positions, [row[0] for row in rows], fontsize=7)
@@ -194,7 +209,8 @@ def memory_svg(points: Mapping[str, Sequence[tuple[int, float]]], title: str) ->
         axes.set_xlabel("replicates B")
         axes.set_ylabel("MiB added at peak")
         axes.set_title(title)
-        axes.legend(fontsize=7)
+        if any(points.values()):
+            axes.legend(fontsize=7)
         return _svg(figure)
 
     return _styled(draw)

@@ -28,7 +28,7 @@ import numpy as np
 
 from . import receipts
 
-__all__ = ["HistoryReceipt", "PENALTY_FACTOR", "bench_history", "change_points"]
+__all__ = ["HistoryReceipt", "PENALTY_FACTOR", "bench_history", "change_points", "commit_positions", "machine_name"]
 
 PENALTY_FACTOR = 3.0
 MIN_STEP = 0.10
@@ -62,8 +62,17 @@ class HistoryReceipt:
     @property
     def host(self) -> str:
         """``CPU model (N cores)``, as the receipt's provenance gives it."""
-        machine = self.receipt["provenance"]["machine"]
-        return f"{machine['cpu_model']} ({machine['cores']} cores)"
+        return machine_name(self.receipt["provenance"])
+
+
+def machine_name(provenance: dict) -> str:
+    """A machine as the site names it, from a receipt's provenance: ``CPU model (N cores)``.
+
+    >>> machine_name({"machine": {"cpu_model": "AMD EPYC", "cores": 2}})
+    'AMD EPYC (2 cores)'
+    """
+    machine = provenance["machine"]
+    return f"{machine['cpu_model']} ({machine['cores']} cores)"
 
 
 def _git(root, *arguments):
@@ -97,6 +106,19 @@ def _receipts_in_git(root, folder):
     return found
 
 
+def commit_positions(root: str) -> dict[str, int]:
+    """{commit: its position in ``git rev-list --topo-order --reverse HEAD``} (0 the oldest);
+    empty outside a git checkout.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     commit_positions(folder)
+    {}
+    """
+    commits = (_git(root, "rev-list", "--topo-order", "--reverse", "HEAD") or b"").decode().split()
+    return {sha: index for index, sha in enumerate(commits)}
+
+
 def bench_history(root: str, folder: str = os.path.join("receipts", "bench")) -> list[HistoryReceipt]:
     """Every bench receipt of the workspace at ``root`` and of its git history, oldest
     commit first.
@@ -120,8 +142,8 @@ def bench_history(root: str, folder: str = os.path.join("receipts", "bench")) ->
             candidates.setdefault(entry, []).append(receipts.load_receipt(os.path.join(directory, entry)))
     for name, versions in _receipts_in_git(root, folder).items():
         candidates.setdefault(name, []).extend(versions)
-    commits = (_git(root, "rev-list", "--topo-order", "--reverse", "HEAD") or b"").decode().split()
-    position = {sha: index for index, sha in enumerate(commits)}
+    position = commit_positions(root)
+    commits = position  # receipts of commits outside HEAD's history share the last place
     seen, placed = set(), []
     for name, versions in sorted(candidates.items()):
         for receipt in versions:

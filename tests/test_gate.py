@@ -273,7 +273,15 @@ def test_a_cached_environment_is_not_shared_between_interpreters(tmp_path):
     with mock.patch.object(gate_sides.sys, "prefix", str(tmp_path / "another-venv")):
         elsewhere = gate_sides._environment_key(config)
     other_command = gate_sides._environment_key(configured("pip", "install", "-e", "."))
-    assert len({here, elsewhere, other_command}) == 3
+    site_packages = tmp_path / "site-packages"
+    (site_packages / "numpy-2.4.6.dist-info").mkdir(parents=True)
+    with mock.patch.object(gate_sides, "_inherited_site_packages", return_value=[str(site_packages)]):
+        before = gate_sides._environment_key(config)
+        (site_packages / "numpy-2.4.6.dist-info").rename(site_packages / "numpy-2.5.0.dist-info")
+        upgraded = gate_sides._environment_key(config)
+        (site_packages / "legacy-1.0.egg-info").mkdir()
+        legacy = gate_sides._environment_key(config)
+    assert len({here, elsewhere, other_command, before, upgraded, legacy}) == 6
     assert gate_sides._environment_key(config) == here  # and stable, so the cache is reused
 
 
@@ -373,8 +381,11 @@ def test_a_slower_cell_is_confirmed_by_fresh_workers(monkeypatch, second, third,
     monkeypatch.setattr(gate, "_measure", measure)
     cell = SimpleNamespace(label="bench.time_x")
     verdicts = {cell.label: CellVerdict(cell.label, "time", "slower", 1.1, "s", ratio=Interval(1.3, 1.2, 1.4, "m"))}
-    pair = SimpleNamespace(start=lambda: None)
+    starts = []
+    pair = SimpleNamespace(start=lambda: starts.append(len(calls)))
     gate._confirm([cell], verdicts, pair, None, GateSettings(), {}, SimpleNamespace(total=0), lambda message: None)
     assert verdicts[cell.label].status == status
     assert len(calls) + 1 == measurements
+    assert starts == list(range(len(calls)))  # fresh workers before every re-measurement
+    assert verdicts[cell.label].confirmation is not None  # the second measurement is kept
     assert (verdicts[cell.label].decider is not None) == (measurements == 3)

@@ -48,11 +48,21 @@ def test_negative_control_a_changed_byte_is_a_difference(tmp_path):
     assert differences(site, {name: data for name, data in site.items() if name != "site.css"}) == ["site.css"]
 
 
-def test_two_builds_give_the_same_bytes(tmp_path):
+def test_two_builds_in_two_processes_give_the_same_bytes(tmp_path):
+    # Two processes with different hash seeds: set and dict order, or anything else that
+    # differs between runs, would show as a difference.
     workspace = make_workspace(tmp_path / "workspace")
-    website.build_site(str(tmp_path / "one"), str(workspace))
-    website.build_site(str(tmp_path / "two"), str(workspace), links_from=str(tmp_path / "one"))
-    assert not differences(tree(tmp_path / "one"), tree(tmp_path / "two"))
+    script = (
+        "import sys; from bootmark import website; website.build_site(sys.argv[1], sys.argv[2], links_from=sys.argv[3])"
+    )
+    for name, seed in (("one", "1"), ("two", "2")):
+        subprocess.run(
+            [sys.executable, "-c", script, str(tmp_path / name), str(workspace), str(tmp_path / "one")],
+            env=dict(os.environ, PYTHONHASHSEED=seed),
+            check=True,
+            capture_output=True,
+        )
+    assert tree(tmp_path / "one") and not differences(tree(tmp_path / "one"), tree(tmp_path / "two"))
 
 
 def test_the_speed_table_has_a_row_per_comparison_and_marks_the_loss(tmp_path):
@@ -110,7 +120,9 @@ def _series_repository(root: pathlib.Path, factors, machines=None) -> list[str]:
         provenance["source"]["git_sha"] = sha
         if machines:
             provenance["machine"]["cpu_model"] = machines[index]
-        provenance["finished_utc"] = provenance["started_utc"] = f"2026-12-01T{index:02d}:00:00Z"
+        # Times run against commit order, so file names (made from the start time) and finish
+        # times sort backwards: only the commits can put the receipts in order.
+        provenance["finished_utc"] = provenance["started_utc"] = f"2026-12-01T{len(factors) - index:02d}:00:00Z"
         receipts.write_receipt(receipts.seal("bench", provenance, body), str(folder))
         _git(root, "add", "-A")
         _git(root, "commit", "-q", "-m", f"receipt {index}")
@@ -161,13 +173,21 @@ def test_change_points_refuse_values_that_are_not_positive():
     assert website_history.change_points([1.0, 1.3]) == []  # too short to judge
 
 
-def test_the_history_of_this_repository_holds_every_committed_bench_receipt():
-    history = website_history.bench_history(str(ROOT))
-    names = {point.name for point in history}
-    committed = {name for name in os.listdir(ROOT / "receipts" / "bench") if name.endswith(".json")}
-    assert committed <= names
-    orders = [point.order for point in history]
-    assert orders == sorted(orders)
+def test_a_receipt_deleted_since_is_still_history_but_not_the_scoreboard(tmp_path):
+    root = tmp_path / "deleted"
+    measured = _series_repository(root, [1.0, 1.0, 1.0])
+    folder = root / "receipts" / "bench"
+    removed = sorted(os.listdir(folder))[-1]  # the newest file name: commit 0's (times run backwards)
+    _git(root, "rm", "-q", f"receipts/bench/{removed}")
+    _git(root, "commit", "-q", "-m", "drop a receipt")
+    history = website_history.bench_history(str(root))
+    assert removed in {point.name for point in history}  # only git holds it now
+    positions = _git(root, "rev-list", "--topo-order", "--reverse", "HEAD").split()
+    assert [point.order for point in history] == [positions.index(sha) for sha in measured]
+    website.build_site(str(tmp_path / "site"), str(root))
+    overview = (tmp_path / "site" / "index.html").read_text()
+    assert removed not in overview  # the newest full receipt shown is one the workspace holds
+    assert removed in (tmp_path / "site" / "history.html").read_text()
 
 
 def test_a_second_machine_is_its_own_series_not_a_step(tmp_path):

@@ -1,5 +1,6 @@
-// bootmark site: click a column header to sort its table. Numbers sort as numbers (the
-// cell's data-value when set), text as text; the header's aria-sort says the order.
+// bootmark site: click a column header to sort its table. A column whose header has the
+// class "num" sorts by number (each cell's data-value, else its text); any other column
+// sorts as text (a commit such as "6e3f..." is not a number). aria-sort says the order.
 "use strict";
 document.querySelectorAll("table.sortable").forEach(function (table) {
   table.querySelectorAll("thead th").forEach(function (header, column) {
@@ -14,11 +15,13 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
       header.setAttribute("aria-sort", ascending ? "ascending" : "descending");
       var body = table.tBodies[0];
       var rows = Array.prototype.slice.call(body.rows);
+      var numeric = header.classList.contains("num");
       function key(row) {
         var cell = row.cells[column];
         var text = cell.getAttribute("data-value") || cell.textContent.trim();
+        if (!numeric) { return text; }
         var number = parseFloat(text);
-        return isNaN(number) ? text : number;
+        return isNaN(number) ? -Infinity : number;
       }
       rows.sort(function (a, b) {
         var x = key(a), y = key(b), order;
