@@ -91,26 +91,41 @@ def speed_svg(rows: Sequence[tuple[str, float, float, float]], title: str) -> st
     title : str
     """
 
+    return _intervals_svg(
+        rows,
+        1.0,
+        lambda low, high: high < 1,
+        "time ratio (95% interval); right of 1: engine faster; orange: LOSS",
+        title,
+        log_scale=True,
+        row_height=0.28,
+    )
+
+
+def _intervals_svg(rows, reference, flagged, xlabel, title, log_scale, row_height):
+    """One row per (label, point, low, high): the point with its interval (orange where
+    ``flagged(low, high)``) against a dashed line at ``reference``."""
+
     def draw():
-        figure = _figure(7.0, 0.28 * len(rows) + 1.4)
+        figure = _figure(7.0, row_height * len(rows) + 1.4)
         axes = figure.add_subplot()
         positions = list(range(len(rows)))[::-1]
-        for (_label, median, low, high), y in zip(rows, positions, strict=True):
-            colour = PALETTE[1] if high < 1 else PALETTE[0]
-            # a percentile interval need not hold its median: clamp, never raise
+        for (_label, point, low, high), y in zip(rows, positions, strict=True):
+            # a percentile interval need not hold its point: clamp, never raise
             axes.errorbar(
-                [median],
+                [point],
                 [y],
-                xerr=[[max(median - low, 0.0)], [max(high - median, 0.0)]],
+                xerr=[[max(point - low, 0.0)], [max(high - point, 0.0)]],
                 fmt="o",
                 capsize=2,
-                color=colour,
+                color=PALETTE[1] if flagged(low, high) else PALETTE[0],
             )
-        axes.axvline(1.0, color="black", linewidth=1, linestyle="--")
-        axes.set_xscale("log")
+        axes.axvline(reference, color="black", linewidth=1, linestyle="--")
+        if log_scale:
+            axes.set_xscale("log")
         axes.set_ylim(-0.7, len(rows) - 0.3)
         axes.set_yticks(positions, [row[0] for row in rows], fontsize=7)
-        axes.set_xlabel("time ratio (95% interval); right of 1: engine faster; orange: LOSS")
+        axes.set_xlabel(xlabel)
         axes.set_title(title)
         return _svg(figure)
 
@@ -166,28 +181,15 @@ def forest_svg(rows: Sequence[tuple[str, float, float, float]], nominal: float, 
     title : str
     """
 
-    def draw():
-        figure = _figure(7.0, 0.3 * len(rows) + 1.4)
-        axes = figure.add_subplot()
-        positions = list(range(len(rows)))[::-1]
-        for (_label, coverage, low, high), y in zip(rows, positions, strict=True):
-            colour = PALETTE[1] if high < nominal or low > nominal else PALETTE[0]
-            axes.errorbar(
-                [coverage],
-                [y],
-                xerr=[[max(coverage - low, 0.0)], [max(high - coverage, 0.0)]],
-                fmt="o",
-                capsize=2,
-                color=colour,
-            )
-        axes.axvline(nominal, color="black", linestyle="--", linewidth=1)
-        axes.set_ylim(-0.7, len(rows) - 0.3)
-        axes.set_yticks(positions, [row[0] for row in rows], fontsize=7)
-        axes.set_xlabel(f"delivered coverage, Wilson 95% (nominal {nominal:.2f}, dashed; orange: interval misses it)")
-        axes.set_title(title)
-        return _svg(figure)
-
-    return _styled(draw)
+    return _intervals_svg(
+        rows,
+        nominal,
+        lambda low, high: high < nominal or low > nominal,
+        f"delivered coverage, Wilson 95% (nominal {nominal:.2f}, dashed; orange: interval misses it)",
+        title,
+        log_scale=False,
+        row_height=0.3,
+    )
 
 
 def memory_svg(points: Mapping[str, Sequence[tuple[int, float]]], title: str) -> str:
