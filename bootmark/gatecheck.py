@@ -82,7 +82,8 @@ def render_table(receipt: dict) -> str:
     lines += [
         "",
         f"From one run on {receipt['provenance']['machine']['cpu_model']} ({receipt['provenance']['started_utc']}, "
-        f"bootmark {(source['git_sha'] or 'wheel')[:10]}); a false alarm is a run that flags any benchmark.",
+        f"bootmark {(source['git_sha'] or 'wheel')[:10]}{' with uncommitted changes' if source.get('dirty') else ''}); "
+        "a false alarm is a run that flags any benchmark.",
         END,
     ]
     return "\n".join(lines)
