@@ -389,3 +389,38 @@ def test_a_slower_cell_is_confirmed_by_fresh_workers(monkeypatch, second, third,
     assert starts == list(range(len(calls)))  # fresh workers before every re-measurement
     assert verdicts[cell.label].confirmation is not None  # the second measurement is kept
     assert (verdicts[cell.label].decider is not None) == (measurements == 3)
+
+
+def test_a_budget_stops_the_rounds_and_names_the_undecided_cell(project, monkeypatch):
+    # Real workers on the throwaway project, with every interval called undecided (no real
+    # benchmark stays undecided on demand): only the budget can stop the rounds, and the
+    # report must say so and name the cell.
+    from bootmark import gate, gate_report
+    from bootmark.suite import load_config
+
+    (project / "README.md").write_text("# demo\n")
+    commit(project, "A': no code change")
+    monkeypatch.setattr(gate, "_status_of", lambda interval, tolerance: "undecided")
+    budget = 3.0
+    settings = gate.GateSettings(max_rounds=100_000, budget_s=budget)
+    verdict = gate.run_gate(
+        load_config(str(project)), "HEAD~1", ["time_other"], settings, say=lambda message: None, show_progress=False
+    )
+    (cell,) = verdict.cells
+    assert cell.status == "undecided" and verdict.budget_spent
+    assert 10 < len(cell.current) < 100_000  # rounds were added, then the budget stopped them
+    assert verdict.wall_seconds < budget + 60
+    assert verdict.exit_code == 0  # undecided is not a regression
+    report = gate_report.render_markdown(verdict)
+    assert "The time budget ran out" in report
+    assert "`bench_demo.time_other`" in report.split("### Undecided", 1)[1]
+    monkeypatch.undo()  # the negative control: without a budget the same cell is decided within 40 rounds
+    unbounded = gate.run_gate(
+        load_config(str(project)),
+        "HEAD~1",
+        ["time_other"],
+        gate.GateSettings(),
+        say=lambda m: None,
+        show_progress=False,
+    )
+    assert not unbounded.budget_spent and len(unbounded.cells[0].current) <= 40
