@@ -84,6 +84,7 @@ __all__ = [
     "measure_cell",
     "parse_filters",
     "peer_status",
+    "ratio_verdict",
     "render_interval_costs",
     "render_scaling",
     "render_table",
@@ -725,7 +726,24 @@ def _progress_bar(total, show):
     return tqdm(total=total, desc="bench rounds", unit="round", file=sys.stderr, disable=not show, smoothing=0.1)
 
 
-def _verdict(ratio):
+def ratio_verdict(ratio: Mapping[str, float]) -> str:
+    """``win``, ``LOSS`` or ``tie``: a peer ratio (peer time / engine time) whose 95% interval
+    lies wholly above 1, wholly below 1, or across it.
+
+    Parameters
+    ----------
+    ratio : Mapping
+        A receipt's ratio, with ``ci_low`` and ``ci_high``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> ratio_verdict({"median": 0.8, "ci_low": 0.75, "ci_high": 0.85})
+    'LOSS'
+    """
     return "win" if ratio["ci_low"] > 1 else "LOSS" if ratio["ci_high"] < 1 else "tie"
 
 
@@ -811,7 +829,7 @@ def render_table(receipt: dict) -> str:
         comparisons = [(ANCHOR_PATH, path, ratio) for path, ratio in cell["ratios"].items() if path not in FLOOR_PATHS]
         comparisons += [(MATERIALIZE_PATH, path, ratio) for path, ratio in cell.get("materialize_ratios", {}).items()]
         for ours, theirs, ratio in comparisons:
-            verdict = "fused gain" if theirs == MATERIALIZE_PATH else _verdict(ratio)
+            verdict = "fused gain" if theirs == MATERIALIZE_PATH else ratio_verdict(ratio)
             lines.append(
                 f"| {name} | {cell['n']} | {cell['n_bootstraps']} | {cell['threads']} | {ours} | "
                 f"{cell['paths'][ours]['median_s'] * 1e3:.2f} | {theirs} | "

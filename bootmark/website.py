@@ -210,10 +210,6 @@ def _cell_id(cell: dict) -> str:
     return f"{cell['method']}-{cell['n']}-{cell['n_bootstraps']}{'-sentinel' if cell['sentinel'] else ''}"
 
 
-def _verdict(ratio: dict) -> str:
-    return "win" if ratio["ci_low"] > 1 else "LOSS" if ratio["ci_high"] < 1 else "tie"
-
-
 def _peer_rows(receipt: dict) -> Iterable[tuple[dict, str, dict]]:
     """(cell, peer, ratio) for every peer comparison of a bench receipt."""
     for cell in receipt["body"]["cells"]:
@@ -243,7 +239,7 @@ def _speed_page(out, charts, newest_path, newest):
     )
     rows, chart_rows = [], []
     for cell, peer, ratio in _peer_rows(newest):
-        verdict = _verdict(ratio)
+        verdict = bench.ratio_verdict(ratio)
         engine = cell["paths"][bench.ANCHOR_PATH]["median_s"]
         rows.append(
             (
@@ -347,7 +343,7 @@ def _overview_page(out, newest_path, newest, study_entries):
     rows = []
     for peer in PEERS:
         found = [
-            _verdict(ratio) for cell, name, ratio in _peer_rows(newest) if name == peer
+            bench.ratio_verdict(ratio) for cell, name, ratio in _peer_rows(newest) if name == peer
         ]  # every comparison with this peer
         if found:
             rows.append(
@@ -380,7 +376,7 @@ def _overview_page(out, newest_path, newest, study_entries):
                 "Worst cell: ",
                 (f"{_cell_label(cell)} against {peer}", f"speed.html#cell-{_cell_id(cell)}"),
                 f", {peer} / engine = {ratio['median']:.2f} ({ratio['ci_low']:.2f}–{ratio['ci_high']:.2f}), "
-                f"{_verdict(ratio)}.",
+                f"{bench.ratio_verdict(ratio)}.",
             )
         )
     page.blocks.append(Heading(2, "Coverage audits"))

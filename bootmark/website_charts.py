@@ -60,6 +60,11 @@ def samples_svg(paths: Mapping[str, Sequence[float]], title: str) -> str:
     paths : Mapping of str to sequence of float
         Path name to its samples in seconds.
     title : str
+
+    Returns
+    -------
+    str
+        The chart as SVG text.
     """
 
     def draw():
@@ -89,6 +94,11 @@ def speed_svg(rows: Sequence[tuple[str, float, float, float]], title: str) -> st
     ----------
     rows : sequence of (label, median, low, high)
     title : str
+
+    Returns
+    -------
+    str
+        The chart as SVG text.
     """
 
     return _intervals_svg(
@@ -147,6 +157,11 @@ def history_svg(
     steps : Mapping of str to sequence of int
         Change points per series (indices into ``labels``).
     ylabel : str
+
+    Returns
+    -------
+    str
+        The chart as SVG text.
     """
 
     def draw():
@@ -179,6 +194,11 @@ def forest_svg(rows: Sequence[tuple[str, float, float, float]], nominal: float, 
     rows : sequence of (label, coverage, wilson_low, wilson_high)
     nominal : float
     title : str
+
+    Returns
+    -------
+    str
+        The chart as SVG text.
     """
 
     return _intervals_svg(
@@ -199,6 +219,11 @@ def memory_svg(points: Mapping[str, Sequence[tuple[int, float]]], title: str) ->
     ----------
     points : Mapping of str to sequence of (B, MiB)
     title : str
+
+    Returns
+    -------
+    str
+        The chart as SVG text.
     """
 
     def draw():

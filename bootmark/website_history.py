@@ -68,6 +68,17 @@ class HistoryReceipt:
 def machine_name(provenance: dict) -> str:
     """A machine as the site names it, from a receipt's provenance: ``CPU model (N cores)``.
 
+    Parameters
+    ----------
+    provenance : dict
+        A receipt's provenance.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
     >>> machine_name({"machine": {"cpu_model": "AMD EPYC", "cores": 2}})
     'AMD EPYC (2 cores)'
     """
@@ -110,6 +121,17 @@ def commit_positions(root: str) -> dict[str, int]:
     """{commit: its position in ``git rev-list --topo-order --reverse HEAD``} (0 the oldest);
     empty outside a git checkout.
 
+    Parameters
+    ----------
+    root : str
+        A folder (a git checkout, or not).
+
+    Returns
+    -------
+    dict of str to int
+
+    Examples
+    --------
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     commit_positions(folder)

@@ -37,12 +37,14 @@ WITH_EXAMPLES = (
     "bootmark.suite",
     "bootmark.timing",
     "bootmark.usage",
+    "bootmark.website_history",
     "bootmark.workspace",
 )
 # Harness modules documented without examples (everything they offer times code).
 # suite_worker is a worker process (tests/test_gate.py runs it); gatecheck renders one
-# committed receipt (tests/test_gatecheck.py checks the README against it).
-WITHOUT_EXAMPLES = ("bootmark.suite_worker", "bootmark.gatecheck")
+# committed receipt (tests/test_gatecheck.py checks the README against it); website and
+# website_charts build a whole site or draw a chart (tests/test_site.py builds them).
+WITHOUT_EXAMPLES = ("bootmark.suite_worker", "bootmark.gatecheck", "bootmark.website", "bootmark.website_charts")
 DOCUMENTED = WITH_EXAMPLES + WITHOUT_EXAMPLES
 
 
