@@ -325,10 +325,14 @@ def _speed_page(out, charts, newest_path, newest):
     return page
 
 
+def _interval_text(ratio: dict) -> str:
+    return f"{ratio['median']:.2f} ({ratio['ci_low']:.2f}–{ratio['ci_high']:.2f})"
+
+
 def _ratio_cell(ratio: dict | None) -> Cell:
     if ratio is None:  # the engine's own path, or a path the receipt has no ratio for
         return Cell("")
-    return Cell(f"{ratio['median']:.2f} ({ratio['ci_low']:.2f}–{ratio['ci_high']:.2f})", ratio["median"])
+    return Cell(_interval_text(ratio), ratio["median"])
 
 
 def _overview_page(out, newest_path, newest, study_entries):
@@ -375,8 +379,7 @@ def _overview_page(out, newest_path, newest, study_entries):
             _text(
                 "Worst cell: ",
                 (f"{_cell_label(cell)} against {peer}", f"speed.html#cell-{_cell_id(cell)}"),
-                f", {peer} / engine = {ratio['median']:.2f} ({ratio['ci_low']:.2f}–{ratio['ci_high']:.2f}), "
-                f"{bench.ratio_verdict(ratio)}.",
+                f", {peer} / engine = {_interval_text(ratio)}, {bench.ratio_verdict(ratio)}.",
             )
         )
     page.blocks.append(Heading(2, "Coverage audits"))
@@ -418,7 +421,7 @@ def _history_page(out, charts, history: Sequence[HistoryReceipt], workspace_root
                 (
                     (
                         Cell(str(index), index),
-                        Cell(point.name, href=_history_link(out, workspace_root, point)),
+                        Cell(point.name, href=_history_link(out, point)),
                         Cell(point.commit[:10]),
                         Cell(point.receipt["body"]["profile"]),
                         Cell(point.host),
@@ -494,14 +497,10 @@ def _history_page(out, charts, history: Sequence[HistoryReceipt], workspace_root
                             Cell(str(index), index),
                             Cell(point.commit[:10]),
                             Cell(point.host),
-                            Cell(
-                                f"{cell['ratios']['arch']['median']:.2f} ({cell['ratios']['arch']['ci_low']:.2f}–"
-                                f"{cell['ratios']['arch']['ci_high']:.2f})",
-                                cell["ratios"]["arch"]["median"],
-                            ),
+                            _ratio_cell(cell["ratios"]["arch"]),
                             Cell(_ms(cell["paths"][bench.ANCHOR_PATH]["median_s"]), times[position]),
                             Cell(_step_words(position, ratio_steps, time_steps) if position in steps else ""),
-                            Cell(point.name, href=_history_link(out, workspace_root, point)),
+                            Cell(point.name, href=_history_link(out, point)),
                         ),
                         "",
                     )
@@ -573,20 +572,9 @@ def _step_words(position, ratio_steps, time_steps):
     return "; ".join(words)
 
 
-def _in_workspace(bench_dir, point):
-    """Whether the workspace holds this very receipt (the file, with the same content)."""
-    path = os.path.join(bench_dir, point.name)
-    if not os.path.isfile(path):
-        return False
-    try:
-        return receipts.load_receipt(path)["content_sha256"] == point.receipt["content_sha256"]
-    except (ValueError, receipts.ReceiptError):
-        return False
-
-
-def _history_link(out, root, point):
-    path = os.path.join(root, "receipts", "bench", point.name)
-    return _link(out, path) if os.path.exists(path) else ""
+def _history_link(out, point):
+    """A link to the workspace file of ``point``, or none when only git holds it."""
+    return _link(out, point.path) if point.path else ""
 
 
 def _hosts_page(out, history, study_receipts):
@@ -905,13 +893,11 @@ def build_site(
     bench_dir = os.path.join(root, "receipts", "bench")
     # The pages that show "the newest" read a receipt file the reader can open: a receipt
     # that lives only in git history (deleted since) is history, not the scoreboard.
-    full = [
-        point for point in history if point.receipt["body"]["profile"] == "full" and _in_workspace(bench_dir, point)
-    ]
+    full = [point for point in history if point.receipt["body"]["profile"] == "full" and point.path]
     if not full:
         raise SiteError(f"no full bench receipt in {bench_dir}; run bootmark bench")
     newest_point = max(full, key=lambda point: (point.finished_utc, point.name))
-    newest_path = os.path.join(bench_dir, newest_point.name)
+    newest_path = newest_point.path
     memory_dir = os.path.join(root, "receipts", "memory")
     memory_path = receipts.newest_receipt(memory_dir, "memory") if os.path.isdir(memory_dir) else None
     registered = _registered_studies(os.path.join(root, "receipts", "studies"))

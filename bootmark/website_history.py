@@ -51,6 +51,9 @@ class HistoryReceipt:
         outside it share the last position.
     finished_utc : str
         When it was sealed (ISO 8601), the tiebreak within a commit.
+    path : str
+        The workspace file holding this very receipt, or ``""`` when only git history
+        holds it (deleted or rewritten since).
     """
 
     name: str
@@ -58,6 +61,7 @@ class HistoryReceipt:
     commit: str
     order: int
     finished_utc: str
+    path: str = ""
 
     @property
     def host(self) -> str:
@@ -157,25 +161,26 @@ def bench_history(root: str, folder: str = os.path.join("receipts", "bench")) ->
     list of HistoryReceipt
         One per distinct receipt (by content hash).
     """
-    candidates = {}
+    candidates = {}  # file name -> [(receipt, workspace path or "")], the workspace's first
     directory = os.path.join(root, folder)
     for entry in sorted(os.listdir(directory)) if os.path.isdir(directory) else ():
         if entry.endswith(".json"):
-            candidates.setdefault(entry, []).append(receipts.load_receipt(os.path.join(directory, entry)))
+            path = os.path.join(directory, entry)
+            candidates.setdefault(entry, []).append((receipts.load_receipt(path), path))
     for name, versions in _receipts_in_git(root, folder).items():
-        candidates.setdefault(name, []).extend(versions)
+        candidates.setdefault(name, []).extend((receipt, "") for receipt in versions)
     position = commit_positions(root)
-    commits = position  # receipts of commits outside HEAD's history share the last place
+    outside = len(position)  # receipts of commits outside HEAD's history share the last place
     seen, placed = set(), []
     for name, versions in sorted(candidates.items()):
-        for receipt in versions:
+        for receipt, path in versions:
             if receipt["kind"] != "bench" or receipt["content_sha256"] in seen:
                 continue
             seen.add(receipt["content_sha256"])
             sha = receipt["provenance"]["source"].get("git_sha") or ""
             placed.append(
                 HistoryReceipt(
-                    name, receipt, sha, position.get(sha, len(commits)), receipt["provenance"]["finished_utc"]
+                    name, receipt, sha, position.get(sha, outside), receipt["provenance"]["finished_utc"], path
                 )
             )
     return sorted(placed, key=lambda point: (point.order, point.finished_utc, point.name))
