@@ -15,6 +15,8 @@ The public API is ``__all__``: the entry points :func:`bootstrap`,
 method specs, the result classes, the typed errors and warnings, ``STREAM_VERSION`` and
 ``DEFAULT_MEMORY_BUDGET``. The package is typed (``py.typed``).
 
+May import: bootmark.reference (its specs and errors, never its arithmetic).
+
 Examples
 --------
 >>> import numpy as np

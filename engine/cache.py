@@ -34,10 +34,14 @@ ENGINE_DIRECTORY = os.path.dirname(os.path.abspath(__file__))
 
 
 def _bootmark_directories():
-    """The engine's folder and the ``bootmark`` package's own (its harness kernels)."""
+    """The engine's folder, and the ``bootmark`` package's folder with its subpackages'
+    (the harness's kernels: the bench's Philox floors)."""
     package = sys.modules.get(__name__.rsplit(".", 2)[0])
-    harness = [os.path.dirname(os.path.abspath(package.__file__))] if getattr(package, "__file__", None) else []
-    return frozenset([ENGINE_DIRECTORY, *harness])
+    if not getattr(package, "__file__", None):
+        return frozenset([ENGINE_DIRECTORY])
+    root = os.path.dirname(os.path.abspath(package.__file__))
+    rooms = (entry.path for entry in os.scandir(root) if entry.is_dir() and not entry.name.startswith(("_", ".")))
+    return frozenset([ENGINE_DIRECTORY, root, *rooms])
 
 
 def _sources_hash():

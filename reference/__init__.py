@@ -11,6 +11,8 @@ method specs, the result classes, the typed errors and warnings and
 package is typed (``py.typed``) and its annotations need nothing outside the standard
 library.
 
+May import: nothing (the standard library only).
+
 Examples
 --------
 >>> from bootmark import reference

@@ -1122,7 +1122,8 @@ def run_gate_study(repo: DemoRepo, runs_a: int, runs_b: int, tolerance: float = 
 
 def _seal_and_render(summary_path: str | None) -> int:
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from bootmark import gatecheck, receipts, workspace
+    from bootmark.core import receipts, workspace
+    from bootmark.gate import asv_study as gatecheck
 
     if summary_path:
         path = gatecheck.seal_study(json.loads(Path(summary_path).read_text(encoding="utf-8")))

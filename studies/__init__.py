@@ -19,6 +19,8 @@ modules are the rest of its public API:
 * :mod:`bootmark.studies.multipliers`: the block-wild multiplier process study;
 * :mod:`bootmark.studies.verify`: checking a receipt by replay;
 * :mod:`bootmark.studies.report`: the README's coverage section and charts.
+
+May import: bootmark.core, bootmark.engine, bootmark.reference.
 """
 
 from .results import load

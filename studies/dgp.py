@@ -19,7 +19,7 @@ Stationary processes start from zero and drop ``burn_in`` values; the closed-for
 standard errors are the large-n ones, sqrt(asymptotic variance / n).
 
 AR1, AR3 and ARMA11 are stationary Gaussian linear processes (Gaussian innovations,
-``bootmark.simulate.arma_path``), so every built-in statistic has a closed-form
+``bootmark.core.simulate.arma_path``), so every built-in statistic has a closed-form
 large-n truth from the autocovariances gamma_k = gamma_0 rho_k (sums over all integers
 k, truncated after ``BARTLETT_LAGS`` lags and added with math.fsum):
 
@@ -63,16 +63,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bootmark.core.simulate import ar1, arma_path, series_length
 from bootmark.reference.errors import ErrorCode, InvalidParameterError
-from bootmark.simulate import ar1, arma_path, series_length
 
 from . import statistics as builtin_statistics
+from .statistics import ols_ar1_slope  # re-exported: the slope truths are defined on it
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
 
-    from numpy.typing import ArrayLike
 
 __all__ = [
     "AR1",
@@ -919,35 +919,6 @@ class HeteroskedasticAR1:
             f"the truth of heteroskedastic_ar1 at n = {n} is a Monte Carlo estimate kept in a truth receipt",
             "call bootmark.studies.truth.truth_of(process, n, statistic), after `bootmark study truth <STUDY>`",
         )
-
-
-def ols_ar1_slope(paths: ArrayLike) -> np.ndarray | float:
-    """OLS slope of x_t on (1, x_{t-1}) for each row of a (draws, n) or (n,) array.
-
-    Parameters
-    ----------
-    paths : array_like
-        One series of shape (n,), or draws series of shape (draws, n), n >= 3.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        The slope (dimensionless): a float for one series (or a single row), an array of
-        shape (draws,) otherwise.
-
-    Examples
-    --------
-    >>> ols_ar1_slope([1.0, 0.5, 0.3, 0.1, 0.2])
-    0.3966480446927375
-    >>> ols_ar1_slope([[1.0, 0.5, 0.3, 0.1, 0.2], [0.0, 1.0, 0.0, 1.0, 0.0]])
-    array([ 0.39664804, -1.        ])
-    """
-    paths = np.atleast_2d(np.asarray(paths, dtype=float))
-    lagged, current = paths[:, :-1], paths[:, 1:]
-    lagged_centred = lagged - lagged.mean(axis=1, keepdims=True)
-    current_centred = current - current.mean(axis=1, keepdims=True)
-    slopes = np.sum(lagged_centred * current_centred, axis=1) / np.sum(lagged_centred**2, axis=1)
-    return slopes if slopes.shape[0] > 1 else float(slopes[0])
 
 
 PROCESSES = MappingProxyType({"ar1": AR1, "ar3": AR3, "arma11": ARMA11, "heteroskedastic_ar1": HeteroskedasticAR1})

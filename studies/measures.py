@@ -44,12 +44,15 @@ __all__ = [
     "INTERVAL_MEASURES",
     "MEASURES",
     "MEDIAN_SE_Z",
+    "POINT_KIND",
     "POINT_MEASURES",
     "Estimate",
     "interval_measures",
     "point_measures",
 ]
 
+#: The kind under which the measures of the point estimate and its SE are filed.
+POINT_KIND = "point"
 POINT_MEASURES: tuple[str, ...] = (
     "bias",
     "relative_bias",

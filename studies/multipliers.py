@@ -38,8 +38,8 @@ from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
+from bootmark.core.receipts import canonical_json
 from bootmark.engine import models
-from bootmark.receipts import canonical_json
 from bootmark.reference.models import block_count
 
 from .peers import peer_versions

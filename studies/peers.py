@@ -78,7 +78,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bootmark.provenance import package_version
+from bootmark.core.provenance import package_version
 from bootmark.reference.errors import (
     DataTypeError,
     ErrorCode,
@@ -131,7 +131,7 @@ TSBOOTSTRAP_KINDS = ("percentile", "basic")
 
 _INSTALL_HINT = MappingProxyType(
     {
-        "arch": "pip install 'arch==8.0.0' (a dependency of bootmark: reinstall bootmark to restore it)",
+        "arch": "pip install 'bootmark[peers]' (arch==8.0.0)",
         "tsbootstrap": "pip install 'bootmark[peers]' (tsbootstrap==0.7.3)",
     }
 )

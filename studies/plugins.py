@@ -69,7 +69,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bootmark import workspace
+from bootmark.core import workspace
 from bootmark.reference.errors import BootmarkError
 
 from . import statistics as builtin_statistics

@@ -37,7 +37,7 @@ and the statistic can be; their code is loaded when a run starts, never by parsi
 Examples
 --------
 >>> import os
->>> from bootmark import workspace
+>>> from bootmark.core import workspace
 >>> path = os.path.join(workspace.find().root, "tests", "protocols", "CI-v1.toml")
 >>> with open(path, encoding="utf-8") as stream:
 ...     text = stream.read()
@@ -64,14 +64,14 @@ else:  # pragma: no cover - Python 3.10
 
 from dataclasses import fields
 
-from bootmark import engine, workspace
+from bootmark import engine
+from bootmark.core import workspace
 from bootmark.reference.errors import BootmarkError
 
 from . import multipliers, plugins
 from . import statistics as builtin_statistics
 from .dgp import has_truth, make_process
-from .measures import INTERVAL_MEASURES, MEASURES, POINT_MEASURES
-from .summary import POINT_KIND
+from .measures import INTERVAL_MEASURES, MEASURES, POINT_KIND, POINT_MEASURES
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -399,7 +399,7 @@ class Protocol:
     Examples
     --------
     >>> import os
-    >>> from bootmark import workspace
+    >>> from bootmark.core import workspace
     >>> path = os.path.join(workspace.find().root, "tests", "protocols", "CI-v1.toml")
     >>> with open(path, encoding="utf-8") as stream:
     ...     text = stream.read()
@@ -717,7 +717,7 @@ def parse(text: str, file_name: str) -> Protocol | MultiplierProtocol:
     Examples
     --------
     >>> import os
-    >>> from bootmark import workspace
+    >>> from bootmark.core import workspace
     >>> path = os.path.join(workspace.find().root, "tests", "protocols", "CI-v1.toml")
     >>> with open(path, encoding="utf-8") as stream:
     ...     text = stream.read()

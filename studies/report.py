@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from bootmark import receipts, workspace
+from bootmark.core import receipts, workspace
 
 from . import protocol as protocols
 from .summary import miss_split

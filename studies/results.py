@@ -13,7 +13,7 @@ it is.
 Examples
 --------
 >>> import os
->>> from bootmark import workspace
+>>> from bootmark.core import workspace
 >>> folder = os.path.join(workspace.find().receipts, "studies")
 >>> path = os.path.join(folder, "study-S1-v1-registered-intel-r-xeon-r-processor-20261203T072511Z-cb0fdf48bd.json")
 >>> study = load(path)
@@ -38,7 +38,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from bootmark.receipts import ReceiptError, load_receipt
+from bootmark.core.receipts import ReceiptError, load_receipt
 
 from .summary import performance
 
@@ -156,7 +156,7 @@ def load(path: str) -> StudyReceipt:
 
     Raises
     ------
-    bootmark.receipts.ReceiptError
+    bootmark.core.receipts.ReceiptError
         The file is not a valid receipt, or is not a coverage-study receipt.
     """
     receipt = load_receipt(path)

@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING
 import numba
 from tqdm import tqdm
 
-from bootmark import blas, provenance, workspace
-from bootmark.receipts import canonical_json
+from bootmark.core import blas, provenance, workspace
+from bootmark.core.receipts import canonical_json
 
 from . import summary
 from .evaluate import evaluate, prepare, series_seeds
@@ -104,7 +104,7 @@ def chunks(protocol: Protocol, profile: Profile) -> list[tuple[int, int, int]]:
     Examples
     --------
     >>> import os
-    >>> from bootmark import workspace
+    >>> from bootmark.core import workspace
     >>> from bootmark.studies.protocol import load
     >>> protocol = load(os.path.join(workspace.find().root, "tests", "protocols", "CI-v1.toml"))
     >>> chunks(protocol, protocol.profile("tiny"))
@@ -133,7 +133,7 @@ def run_chunk(protocol_text: str, file_name: str, profile_name: str, n: int, fir
     """Outcomes of series [first, last) of cell n, as columns per resampler (JSON-ready).
 
     Refuses (StudyError) in a process whose numpy runs another OpenBLAS kernel than the
-    pinned one (:mod:`bootmark.blas`): the peers' outcomes would differ in the last bit.
+    pinned one (:mod:`bootmark.core.blas`): the peers' outcomes would differ in the last bit.
 
     Parameters
     ----------

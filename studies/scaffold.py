@@ -13,7 +13,7 @@ Nothing is overwritten: a file that exists is an error, and nothing is written.
 Examples
 --------
 >>> import tempfile
->>> from bootmark import workspace
+>>> from bootmark.core import workspace
 >>> with tempfile.TemporaryDirectory() as folder:
 ...     made = create("HAC", workspace.find(folder))
 ...     [os.path.relpath(path, folder) for path in made]
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from .protocol import ProtocolError, protocol_paths
 
 if TYPE_CHECKING:
-    from bootmark.workspace import Workspace
+    from bootmark.core.workspace import Workspace
 
 __all__ = ["CONTENDER_FOLDER", "create", "module_name"]
 
@@ -155,7 +155,7 @@ def create(name: str, where: Workspace, today: str | None = None) -> list[str]:
     ----------
     name : str
         The study id: a letter, then letters, digits, ``_`` or ``-``.
-    where : bootmark.workspace.Workspace
+    where : bootmark.core.workspace.Workspace
         The workspace (its ``protocols`` folder and root).
     today : str, optional
         The ``registered`` date (ISO); default today's date.

@@ -7,7 +7,7 @@
   sum_{t=1}^{n-k} (x_t - xbar)(x_{t+k} - xbar) / sum_{t=1}^{n} (x_t - xbar)**2, the usual
   (biased) estimator;
 * ``ar1_slope`` and ``ar_coef``: one statistic under two names, the OLS slope of x_t on
-  (1, x_{t-1}) (:func:`bootmark.studies.dgp.ols_ar1_slope`). ``ar_coef`` is the issue's
+  (1, x_{t-1}) (:func:`ols_ar1_slope`). ``ar_coef`` is the issue's
   name for it; a study's receipt keeps the name its protocol wrote.
 
 :func:`parse` reads a name into a :class:`Statistic`, which gives what
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
-__all__ = ["FAMILIES", "FORMS", "Statistic", "autocorrelation", "is_builtin", "parse"]
+__all__ = ["FAMILIES", "FORMS", "Statistic", "autocorrelation", "is_builtin", "ols_ar1_slope", "parse"]
 
 FAMILIES: tuple[str, ...] = ("mean", "median", "var", "std", "quantile", "acf", "ar1_slope", "ar_coef")
 # The forms parse() accepts, as its errors list them.
@@ -117,9 +117,37 @@ def _median_of_sorted(ordered):
     return (ordered[..., half - 1] + ordered[..., half]) / 2.0
 
 
-def _ar1_slope():
-    from .dgp import ols_ar1_slope  # here, not above: dgp imports this module
+def ols_ar1_slope(paths: ArrayLike) -> np.ndarray | float:
+    """OLS slope of x_t on (1, x_{t-1}) for each row of a (draws, n) or (n,) array.
 
+    Parameters
+    ----------
+    paths : array_like
+        One series of shape (n,), or draws series of shape (draws, n), n >= 3.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The slope (dimensionless): a float for one series (or a single row), an array of
+        shape (draws,) otherwise.
+
+    Examples
+    --------
+    >>> from bootmark.studies.statistics import ols_ar1_slope
+    >>> ols_ar1_slope([1.0, 0.5, 0.3, 0.1, 0.2])
+    0.3966480446927375
+    >>> ols_ar1_slope([[1.0, 0.5, 0.3, 0.1, 0.2], [0.0, 1.0, 0.0, 1.0, 0.0]])
+    array([ 0.39664804, -1.        ])
+    """
+    paths = np.atleast_2d(np.asarray(paths, dtype=float))
+    lagged, current = paths[:, :-1], paths[:, 1:]
+    lagged_centred = lagged - lagged.mean(axis=1, keepdims=True)
+    current_centred = current - current.mean(axis=1, keepdims=True)
+    slopes = np.sum(lagged_centred * current_centred, axis=1) / np.sum(lagged_centred**2, axis=1)
+    return slopes if slopes.shape[0] > 1 else float(slopes[0])
+
+
+def _ar1_slope():
     return ols_ar1_slope
 
 
@@ -152,7 +180,7 @@ class Statistic:
         ``"mean"``, ``"median"``, ``"var"`` or ``"std"``; ``("quantile", q)``; for
         ``acf:k`` the callable ``functools.partial(autocorrelation, lag=k)`` (it pickles);
         for ``ar1_slope`` and ``ar_coef`` the callable
-        :func:`bootmark.studies.dgp.ols_ar1_slope` (a study's runner may refit the slope
+        :func:`ols_ar1_slope` (a study's runner may refit the slope
         in the engine's fused kernel instead; that choice is the runner's).
 
         Returns

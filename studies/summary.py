@@ -29,7 +29,7 @@ from itertools import pairwise
 from statistics import NormalDist
 from typing import TYPE_CHECKING
 
-from .measures import interval_measures, point_measures
+from .measures import POINT_KIND, interval_measures, point_measures
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -53,8 +53,6 @@ __all__ = [
 
 WILSON_Z = NormalDist().inv_cdf(0.975)
 SE_TESTS = ("se_ratio_within", "se_below")
-#: The kind under which the measures of the point estimate and its SE are filed.
-POINT_KIND = "point"
 
 
 def wilson_interval(hits: int, trials: int, z: float = WILSON_Z) -> tuple[float, float]:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from tqdm import tqdm
 
-from bootmark import provenance, receipts, workspace
+from bootmark.core import provenance, receipts, workspace
 
 from .dgp import Truth, ols_ar1_slope
 from .plugins import PluginProcess, origin_of, study_statistic

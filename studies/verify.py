@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING
 
-from bootmark import provenance
-from bootmark.receipts import ReceiptError, load_receipt
+from bootmark.core import provenance
+from bootmark.core.receipts import ReceiptError, load_receipt
 
 from . import multipliers
 from . import protocol as protocols
@@ -145,7 +145,7 @@ def verify(
 
     Raises
     ------
-    bootmark.receipts.ReceiptError
+    bootmark.core.receipts.ReceiptError
         The receipt does not load (schema or content hash).
     bootmark.studies.protocol.ProtocolError
         The embedded protocol does not parse.

@@ -1,8 +1,8 @@
 import os
 
-from bootmark import blas
+from bootmark.core import blas
 
-# Study outcomes are defined on OpenBLAS's pinned kernel (bootmark/blas.py). OpenBLAS
+# Study outcomes are defined on OpenBLAS's pinned kernel (bootmark/core/blas.py). OpenBLAS
 # reads the variable once, when numpy first loads it, so it is set before any test
 # module imports numpy; pytest_configure checks that it took.
 os.environ[blas.CORETYPE_VARIABLE] = blas.PINNED_CORETYPE

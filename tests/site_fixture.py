@@ -8,7 +8,7 @@ import os
 import pathlib
 import shutil
 
-from bootmark import receipts
+from bootmark.core import receipts
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FULL = "bench-amd-epyc-20261203T200042Z-bba6c22628.json"

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from bootmark import cli
+from bootmark.cli import main as cli
 
 BOOTMARK = os.path.join(os.path.dirname(sys.executable), "bootmark")
 
@@ -141,7 +141,7 @@ def test_a_missing_peer_is_one_line_naming_the_extra(folders, tmp_path):
         "    if name == 'tsbootstrap': raise m.PackageNotFoundError(name)\n"
         "    return real(name)\n"
         "m.version = version\n"
-        "from bootmark.cli import main\n"
+        "from bootmark.cli.main import main\n"
         f"sys.exit(main(['study', 'verify', {receipt!r}]))\n"
     )
     completed = subprocess.run(
@@ -153,7 +153,7 @@ def test_a_missing_peer_is_one_line_naming_the_extra(folders, tmp_path):
 
 
 def _committed_receipt(study_id):
-    from bootmark import workspace
+    from bootmark.core import workspace
     from bootmark.studies import report
 
     newest = report.newest_study_receipts(workspace.find().receipt_directory("study"))

@@ -1,7 +1,7 @@
 """The command line starts light: ``--version``, ``--help``, ``init`` and ``study --help``
 load neither numpy, numba nor the engine, and work when numba is broken.
 
-Each verb's handler imports its modules when it runs (``bootmark.cli``); its errors are
+Each verb's handler imports its modules when it runs (``bootmark.cli.main``); its errors are
 sorted by (module, class name) tables that import nothing. Start-up time is measured by
 hand, not here; what is checked is which modules load, in a fresh process.
 """
@@ -15,9 +15,9 @@ import sys
 import pytest
 
 import bootmark
-from bootmark import cli
+from bootmark.cli import main as cli
 from bootmark.reference.indices import STREAM_VERSION
-from bootmark.studies import cli as study_cli
+from bootmark.cli import study as study_cli
 
 BOOTMARK = os.path.join(os.path.dirname(sys.executable), "bootmark")
 HEAVY = ("numba", "numpy", "bootmark.engine")
@@ -65,7 +65,7 @@ def test_init_loads_no_numpy_numba_or_engine(tmp_path):
 
 
 def test_negative_control_the_check_sees_a_verb_module_load_the_engine():
-    assert heavy_modules_after(BUILD_PARSER + "\nimport bootmark.bench") == set(HEAVY)
+    assert heavy_modules_after(BUILD_PARSER + "\nimport bootmark.bench.grid") == set(HEAVY)
 
 
 def test_version_line_is_unchanged(tmp_path):
@@ -174,15 +174,15 @@ def test_every_error_table_entry_names_an_exception_class_of_its_module(table):
 
 
 def test_an_error_is_sorted_by_its_loaded_class_and_an_unloaded_module_is_not_imported():
-    from bootmark.receipts import ReceiptError
-    from bootmark.usage import UsageError
+    from bootmark.core.errors import UsageError
+    from bootmark.core.receipts import ReceiptError
 
     assert cli._is_one_of(UsageError("x"), cli.USER_ERRORS)
     assert cli._is_one_of(ReceiptError("x"), cli.USER_ERRORS)
     assert cli._is_one_of(FileNotFoundError("x"), cli.USER_ERRORS)  # an OSError
     assert not cli._is_one_of(KeyError("x"), cli.USER_ERRORS)
     assert not cli._is_one_of(UsageError("x"), cli.STOPPED_ERRORS)
-    table = (("bootmark.no_such_module", "UsageError"), ("bootmark.usage", "NoSuchClass"))
+    table = (("bootmark.no_such_module", "UsageError"), ("bootmark.core.errors", "NoSuchClass"))
     assert not cli._is_one_of(UsageError("x"), table)
     assert "bootmark.no_such_module" not in sys.modules
 
@@ -208,7 +208,9 @@ def test_help_descriptions_read_from_source_are_the_module_docstrings():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr
     described = json.loads(done.stdout)
-    from bootmark import bench, head_to_head, memory
+    from bootmark.bench import grid as bench
+    from bootmark.bench import memory
+    from bootmark.bench import versus as head_to_head
 
     assert described == {"bench": bench.__doc__, "versus": head_to_head.__doc__, "memory": memory.__doc__}
     assert all(described.values())

@@ -8,7 +8,8 @@ import os
 import pytest
 from test_receipts import synthetic_cell, synthetic_receipt
 
-from bootmark import compare, receipts, records, timing, workspace
+from bootmark.bench import compare
+from bootmark.core import receipts, records, timing, workspace
 
 
 def _grid(engine_scale=1.0, arch_scale=1.0, slowed_cell=None, seed_offset=0):
@@ -80,7 +81,7 @@ def test_receipts_of_other_kinds_or_with_nothing_in_common_cannot_be_compared():
 def test_typed_receipts_of_other_kinds_are_refused_too(tmp_path, capsys):
     """compare_paths reads records; a study or truth receipt is refused by kind, not by
     an AttributeError (the command line's exit 2, not 70)."""
-    from bootmark.cli import main
+    from bootmark.cli.main import main
 
     root = workspace.find().root
     bench_path = os.path.join(root, "receipts", "bench", "bench-amd-epyc-20261203T221558Z-dd88ddf67d.json")
@@ -108,7 +109,7 @@ def test_a_receipt_the_records_cannot_read_is_a_receipt_error(tmp_path):
 
 
 def test_the_command_line_exit_codes(tmp_path, capsys):
-    from bootmark.cli import main
+    from bootmark.cli.main import main
 
     old = receipts.write_receipt(_grid(), tmp_path / "old")
     slow = receipts.write_receipt(_grid(slowed_cell=2, seed_offset=10), tmp_path / "new")

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from bootmark import workspace
+from bootmark.core import workspace
 from bootmark.studies import report
 
 

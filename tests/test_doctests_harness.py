@@ -4,7 +4,7 @@ The harness half of issue 17, item 7 (``tests/test_doctests.py`` is the twins' h
 every harness module whose public API got numpydoc docstrings is run through
 ``doctest`` by the same runner, ``run_examples``, with ELLIPSIS and NORMALIZE_WHITESPACE.
 None may fail, and the modules that carry examples must have some. The examples read
-committed receipts through ``bootmark.workspace.find().root``, so they run from the
+committed receipts through ``bootmark.core.workspace.find().root``, so they run from the
 checkout's root with no ``BOOTMARK_WORKSPACE`` set.
 
 Each module's ``__all__`` is checked too: every name it lists exists, and every public
@@ -22,29 +22,29 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Harness modules with docstring examples of their public API.
 WITH_EXAMPLES = (
-    "bootmark.bench",
-    "bootmark.compare",
-    "bootmark.gate",
-    "bootmark.gate_report",
-    "bootmark.gate_sides",
-    "bootmark.head_to_head",
-    "bootmark.memory",
-    "bootmark.provenance",
-    "bootmark.receipts",
-    "bootmark.records",
-    "bootmark.scoreboard",
-    "bootmark.simulate",
-    "bootmark.suite",
-    "bootmark.timing",
-    "bootmark.usage",
-    "bootmark.website_history",
-    "bootmark.workspace",
+    "bootmark.bench.grid",
+    "bootmark.bench.compare",
+    "bootmark.gate.run",
+    "bootmark.gate.report",
+    "bootmark.gate.sides",
+    "bootmark.bench.versus",
+    "bootmark.bench.memory",
+    "bootmark.core.provenance",
+    "bootmark.core.receipts",
+    "bootmark.core.records",
+    "bootmark.bench.scoreboard",
+    "bootmark.core.simulate",
+    "bootmark.gate.suite",
+    "bootmark.core.timing",
+    "bootmark.core.errors",
+    "bootmark.site.history",
+    "bootmark.core.workspace",
 )
 # Harness modules documented without examples (everything they offer times code).
 # suite_worker is a worker process (tests/test_gate.py runs it); gatecheck renders one
 # committed receipt (tests/test_gatecheck.py checks the README against it); website and
 # website_charts build a whole site or draw a chart (tests/test_site.py builds them).
-WITHOUT_EXAMPLES = ("bootmark.suite_worker", "bootmark.gatecheck", "bootmark.website", "bootmark.website_charts")
+WITHOUT_EXAMPLES = ("bootmark.gate.worker", "bootmark.gate.asv_study", "bootmark.site.build", "bootmark.site.charts")
 DOCUMENTED = WITH_EXAMPLES + WITHOUT_EXAMPLES
 
 

@@ -2,8 +2,8 @@
 
 import math
 
-from bootmark.cli import main
-from bootmark.example import s1_rows
+from bootmark.cli.example import s1_rows
+from bootmark.cli.main import main
 
 
 def test_s1_analytic_standard_error_is_the_published_figure():

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from bootmark import floors
+from bootmark.bench import floors
 from bootmark.reference.philox import philox4x32_10
 
 FLOOR_KEY = 12345

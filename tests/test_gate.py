@@ -15,7 +15,8 @@ import textwrap
 
 import pytest
 
-from bootmark import receipts, suite_worker
+from bootmark.core import receipts
+from bootmark.gate import worker as suite_worker
 
 BOOTMARK = os.path.join(os.path.dirname(sys.executable), "bootmark")
 
@@ -262,8 +263,8 @@ def test_a_cached_environment_is_not_shared_between_interpreters(tmp_path):
     # "regression").
     from unittest import mock
 
-    from bootmark import gate_sides
-    from bootmark.suite import GateConfig
+    from bootmark.gate import sides as gate_sides
+    from bootmark.gate.suite import GateConfig
 
     def configured(*install):
         return GateConfig(str(tmp_path), str(tmp_path / "benchmarks"), "demo", (".",), install, 1.1)
@@ -333,8 +334,8 @@ def test_discovery_follows_asv_conventions(tmp_path):
 
 
 def _verdict(control, status="regression"):
-    from bootmark.gate import CellVerdict, GateSettings, GateVerdict, Interval
-    from bootmark.gate_sides import Side
+    from bootmark.gate.run import CellVerdict, GateSettings, GateVerdict, Interval
+    from bootmark.gate.sides import Side
 
     side = Side("baseline", "0" * 40, False, "/tree", sys.executable, (), "/tree", "import path")
     cell = CellVerdict("bench.time_x", "time", status, 1.1, "s", (1.0,) * 5, (1.5,) * 5, Interval(1.5, 1.4, 1.6, "m"))
@@ -342,7 +343,7 @@ def _verdict(control, status="regression"):
 
 
 def test_a_moved_drift_control_turns_a_regression_into_cannot_judge():
-    from bootmark.gate import Interval
+    from bootmark.gate.run import Interval
 
     steady, moved = Interval(1.0, 0.97, 1.03, "m"), Interval(1.3, 1.2, 1.4, "m")
     assert _verdict(steady).exit_code == 1  # the negative control: the same cell, a steady control
@@ -364,8 +365,8 @@ def test_a_moved_drift_control_turns_a_regression_into_cannot_judge():
 def test_a_slower_cell_is_confirmed_by_fresh_workers(monkeypatch, second, third, status, measurements):
     from types import SimpleNamespace
 
-    from bootmark import gate
-    from bootmark.gate import CellVerdict, GateSettings, Interval
+    from bootmark.gate import run as gate
+    from bootmark.gate.run import CellVerdict, GateSettings, Interval
 
     scripted = iter([second, third])
     calls = []
@@ -395,8 +396,9 @@ def test_a_budget_stops_the_rounds_and_names_the_undecided_cell(project, monkeyp
     # Real workers on the throwaway project, with every interval called undecided (no real
     # benchmark stays undecided on demand): only the budget can stop the rounds, and the
     # report must say so and name the cell.
-    from bootmark import gate, gate_report
-    from bootmark.suite import load_config
+    from bootmark.gate import report as gate_report
+    from bootmark.gate import run as gate
+    from bootmark.gate.suite import load_config
 
     (project / "README.md").write_text("# demo\n")
     commit(project, "A': no code change")

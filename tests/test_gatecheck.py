@@ -3,7 +3,8 @@ committed ``gatecheck`` receipt renders, and a changed figure would show."""
 
 import copy
 
-from bootmark import gatecheck, receipts, workspace
+from bootmark.core import receipts, workspace
+from bootmark.gate import asv_study as gatecheck
 
 
 def newest():

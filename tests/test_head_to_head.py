@@ -12,7 +12,9 @@ import textwrap
 
 import pytest
 
-from bootmark import compare, head_to_head, provenance
+from bootmark.bench import compare
+from bootmark.bench import versus as head_to_head
+from bootmark.core import provenance
 
 FAKE_ENGINE = """
 import time
@@ -107,7 +109,7 @@ def test_the_real_engine_against_its_own_head_agrees_bit_for_bit(tmp_path):
         [
             sys.executable,
             "-m",
-            "bootmark.cli",
+            "bootmark.cli.main",
             "versus",
             "HEAD",
             "--cells",
@@ -131,7 +133,7 @@ CLIFF_COMMIT = "55d7289"
 
 
 def test_the_quick_profile_would_catch_the_iid_cliff_coming_back(tmp_path):
-    from bootmark import bench
+    from bootmark.bench import grid as bench
 
     cell = ("iid", 100_000, 1000, False)
     assert cell in bench.grid("quick"), "the quick profile (the CI gate's) must time an n = 1e5 i.i.d. cell"

@@ -1,211 +1,195 @@
-"""The import layering: no cycle, every import points down, and the modules import in a
-fresh process in dependency order.
+"""The import layering: no cycle between modules, none between rooms, every room imports
+only the rooms its ``__init__`` docstring allows, and the modules import in a fresh process
+in dependency order.
 
-The layers, bottom to top (README "Layout"):
-
-0. ``bootmark`` itself and the reference twin (standard library only);
-1. the engine;
-2. the harness core: receipts, provenance, timing, the BLAS pin, the workspace, the
-   simulated series, the workers' line protocol and the command line's user error;
-3. what measures speed and memory: bench, compare, gate (with suite, suite_worker,
-   gate_sides, gate_report), memory, versus, floors, scoreboard, and the site that shows
-   them (website, website_charts, website_history);
-4. the studies;
-5. the command lines and the verbs that only print: ``bootmark.cli``,
-   ``bootmark.studies.cli``, doctor, example.
-
-The graph is read from the source with ``ast`` (module-level imports; a function-local
-import is allowed only with a comment saying why it is late, checked below). Negative
-controls: a graph with one added back edge is reported as a cycle and as a layer breach.
+A room is one subpackage per use (``bootmark/__init__.py`` lists them). Each room's
+docstring ends with a "May import:" paragraph; the rooms' permissions must form a layering
+(no cycle), and the code must keep within them. Every import statement counts as an edge:
+module level, function-local and under ``if TYPE_CHECKING:`` alike, so a cycle cannot hide
+behind a late import. The graph is read from the source with ``ast`` (scripts/house_report.py,
+the one reader of it). Negative controls: small trees written here, with a cycle through a
+function-local import, through a typing-only import, and a room importing a room it may not,
+are each caught; so is a back edge added to the real graph.
 """
 
-import ast
 import pathlib
 import subprocess
 import sys
+import textwrap
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
-from house_report import FOLDERS  # noqa: E402 - scripts/ is put on sys.path just above
-
-CORE = {"blas", "line_process", "provenance", "receipts", "records", "timing", "workspace", "simulate", "usage"}
-MEASURES = {
-    "bench",
-    "compare",
-    "gate",
-    "gate_report",
-    "gate_sides",
-    "gatecheck",
-    "memory",
-    "head_to_head",
-    "floors",
-    "scoreboard",
-    "suite",
-    "suite_worker",
-    "website",
-    "website_charts",
-    "website_history",
-}
-TOP = {"bootmark.cli", "bootmark.studies.cli", "bootmark.doctor", "bootmark.example"}
-
-
-def layer_of(module):
-    """The layer (0 at the bottom) of a bootmark module name."""
-    if module in TOP:
-        return 5
-    if module == "bootmark" or module.startswith("bootmark.reference"):
-        return 0
-    if module.startswith("bootmark.engine"):
-        return 1
-    if module.startswith("bootmark.studies"):
-        return 4
-    leaf = module.split(".")[-1]
-    if leaf in CORE:
-        return 2
-    if leaf in MEASURES:
-        return 3
-    raise AssertionError(f"{module} has no layer: add it to tests/test_layers.py")
-
-
-def module_files():
-    """{module name: path} of every module of the package."""
-    found = {}
-    for folder, package in FOLDERS.items():
-        for path in sorted((ROOT / folder).glob("*.py")):
-            found[package if path.stem == "__init__" else f"{package}.{path.stem}"] = path
-    return found
-
-
-def _resolve(module, node, known):
-    """The bootmark modules one import statement of ``module`` loads."""
-    package = module if module in FOLDERS.values() else module.rpartition(".")[0]
-    if isinstance(node, ast.Import):
-        names = [alias.name for alias in node.names]
-    else:
-        base = node.module or ""
-        if node.level:
-            parts = package.split(".")
-            anchor = ".".join(parts[: len(parts) - node.level + 1])
-            base = f"{anchor}.{base}" if base else anchor
-        names = [base] + [f"{base}.{alias.name}" for alias in node.names]
-    targets = set()
-    for name in names:
-        while name and name not in known:
-            name = name.rpartition(".")[0]  # `from pkg import function`: the module is pkg
-        if name and name != module and not module.startswith(name + "."):  # an ancestor runs first anyway
-            targets.add(name)
-    return targets
-
-
-def import_graph():
-    """{module: set of bootmark modules it imports at module level}, and the function-local
-    import statements without a comment, as "path:line" strings."""
-    files = module_files()
-    graph, uncommented = {}, []
-    for module, path in files.items():
-        text = path.read_text(encoding="utf-8")
-        lines = text.splitlines()
-        tree = ast.parse(text)
-        graph[module] = set()
-        for node in tree.body:
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                graph[module] |= _resolve(module, node, files)
-        for function in ast.walk(tree):
-            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                continue
-            for node in ast.walk(function):
-                if isinstance(node, (ast.Import, ast.ImportFrom)):
-                    here, above = lines[node.lineno - 1], lines[node.lineno - 2]
-                    if "#" not in here and not above.strip().startswith("#"):
-                        uncommented.append(f"{path.relative_to(ROOT)}:{node.lineno}")
-    # importing a.b.c runs the package a.b first: an import of another package's module
-    # depends on that package's __init__ too (a module's own ancestors are excluded)
-    for module, targets in graph.items():
-        for target in list(targets):
-            parent = target.rpartition(".")[0]
-            while parent:
-                if parent in files and not module.startswith(parent + ".") and parent != module:
-                    targets.add(parent)
-                parent = parent.rpartition(".")[0]
-    return graph, sorted(set(uncommented))
+from house_report import ROOMS, allowed_rooms, import_graph, imports, room_of  # noqa: E402 - scripts/ on sys.path above
 
 
 def topological_order(graph):
     """Dependencies first; raises AssertionError naming a cycle if there is one."""
     order, state = [], {}
 
-    def visit(module, trail):
-        if state.get(module) == "done":
+    def visit(node, trail):
+        if state.get(node) == "done":
             return
-        if state.get(module) == "active":
-            cycle = trail[trail.index(module) :] + [module]
+        if state.get(node) == "active":
+            cycle = trail[trail.index(node) :] + [node]
             raise AssertionError("import cycle: " + " -> ".join(cycle))
-        state[module] = "active"
-        for target in sorted(graph[module]):
-            visit(target, trail + [module])
-        state[module] = "done"
-        order.append(module)
+        state[node] = "active"
+        for target in sorted(graph[node]):
+            visit(target, trail + [node])
+        state[node] = "done"
+        order.append(node)
 
-    for module in sorted(graph):
-        visit(module, [])
+    for node in sorted(graph):
+        visit(node, [])
     return order
 
 
-def layer_breaches(graph):
-    """Imports that point up a layer, as "a (layer) -> b (layer)" strings."""
-    return [
-        f"{module} ({layer_of(module)}) -> {target} ({layer_of(target)})"
-        for module, targets in sorted(graph.items())
-        for target in sorted(targets)
-        if layer_of(target) > layer_of(module)
+def room_graph(graph, rooms=ROOMS):
+    """{room: set of other rooms its modules import}."""
+    found = {package: set() for package in rooms.values()}
+    for module, targets in graph.items():
+        for target in targets:
+            if room_of(target, rooms) != room_of(module, rooms):
+                found[room_of(module, rooms)].add(room_of(target, rooms))
+    return found
+
+
+def layers(allowed):
+    """{room: layer}: 0 for a room that may import no other, else one above the highest it may."""
+    order = topological_order(allowed)
+    layer = {}
+    for room in order:
+        layer[room] = 1 + max((layer[other] for other in allowed[room]), default=-1)
+    return layer
+
+
+def breaches(graph, allowed, rooms=ROOMS):
+    """Room imports the importing room's docstring does not allow, as "a -> b" strings."""
+    return sorted(
+        f"{room} -> {other}" for room, others in room_graph(graph, rooms).items() for other in others - allowed[room]
+    )
+
+
+def test_there_is_no_module_cycle_counting_local_and_typing_imports():
+    graph = import_graph()
+    assert set(topological_order(graph)) == set(graph)
+
+
+def test_every_room_says_what_it_may_import_and_the_permissions_form_layers():
+    allowed = allowed_rooms()
+    layer = layers(allowed)  # raises on a cycle of permissions
+    assert layer["bootmark"] == layer["bootmark.reference"] == 0
+    assert layer["bootmark.engine"] < layer["bootmark.core"] < layer["bootmark.bench"] < layer["bootmark.site"]
+    assert layer["bootmark.cli"] == max(layer.values())
+
+
+def test_no_room_imports_a_room_it_may_not_and_none_imports_a_room_above_it():
+    graph = import_graph()
+    allowed = allowed_rooms()
+    assert not breaches(graph, allowed)
+    layer = layers(allowed)
+    upward = [
+        (room, other) for room, others in room_graph(graph).items() for other in others if layer[other] >= layer[room]
     ]
+    assert not upward
+    assert set(topological_order(room_graph(graph))) == set(ROOMS.values())
 
 
-def test_every_module_has_a_layer_and_no_import_points_up():
-    graph, _ = import_graph()
-    assert not layer_breaches(graph)
-
-
-def test_there_is_no_import_cycle():
-    graph, _ = import_graph()
-    order = topological_order(graph)
-    assert set(order) == set(graph)
+def test_the_harness_package_itself_holds_at_most_eight_modules():
+    assert len(list((ROOT / "bootmark").glob("*.py"))) <= 8
 
 
 def test_function_local_imports_say_why_they_are_late():
-    _, uncommented = import_graph()
+    uncommented = [f"{edge.path}:{edge.line}" for edge in imports() if edge.local and not edge.commented]
     assert not uncommented, f"a function-local import needs a comment saying why: {uncommented}"
 
 
 def test_modules_import_in_a_fresh_process_in_dependency_order():
-    graph, _ = import_graph()
-    order = topological_order(graph)
+    order = topological_order(import_graph())
     script = "import importlib, sys\nfor name in sys.argv[1:]:\n    importlib.import_module(name)\nprint('ok')\n"
     done = subprocess.run([sys.executable, "-c", script, *order], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
 
 
+# ------------------------------------------------------------------- negative controls
+
+
+def _tree(tmp_path, files):
+    """Write ``files`` ({relative path: source}) under tmp_path; return the rooms of a small
+    namespace ``pkg`` with rooms ``low`` and ``high``."""
+    for name, source in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(source), encoding="utf-8")
+    return {"pkg": "pkg", "pkg/low": "pkg.low", "pkg/high": "pkg.high"}
+
+
+ROOM_INITS = {
+    "pkg/__init__.py": '"""The namespace.\n\nMay import: nothing.\n"""\n',
+    "pkg/low/__init__.py": '"""The bottom room.\n\nMay import: nothing.\n"""\n',
+    "pkg/high/__init__.py": '"""The top room.\n\nMay import: pkg.low.\n"""\n',
+}
+
+
 @pytest.mark.parametrize(
-    "back_edge", [("bootmark.receipts", "bootmark.cli"), ("bootmark.studies.dgp", "bootmark.studies.truth")]
+    "late_import",
+    [
+        "def helper():\n    # late on purpose\n    from pkg.low import a\n    return a\n",
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.low import a\n",
+    ],
+    ids=["function-local", "typing-only"],
 )
-def test_negative_control_a_back_edge_is_a_cycle_and_a_breach(back_edge):
-    graph, _ = import_graph()
-    graph = {module: set(targets) for module, targets in graph.items()}
+def test_negative_control_a_cycle_through_a_late_import_is_caught(tmp_path, late_import):
+    rooms = _tree(
+        tmp_path,
+        {**ROOM_INITS, "pkg/low/a.py": "from pkg.low import b\n", "pkg/low/b.py": late_import},
+    )
+    graph = import_graph(tmp_path, rooms)
+    assert graph["pkg.low.a"] == {"pkg.low.b"} and graph["pkg.low.b"] == {"pkg.low.a"}
+    with pytest.raises(AssertionError, match="import cycle: pkg.low.a -> pkg.low.b -> pkg.low.a"):
+        topological_order(graph)
+
+
+def test_negative_control_a_room_importing_upward_through_a_local_import_is_a_breach(tmp_path):
+    rooms = _tree(
+        tmp_path,
+        {
+            **ROOM_INITS,
+            "pkg/high/top.py": "from pkg.low import base\n",
+            "pkg/low/base.py": "def f():\n    # late on purpose\n    from pkg.high import top\n    return top\n",
+        },
+    )
+    graph = import_graph(tmp_path, rooms)
+    allowed = allowed_rooms(tmp_path, rooms)
+    assert allowed == {"pkg": set(), "pkg.low": set(), "pkg.high": {"pkg.low"}}
+    assert breaches(graph, allowed, rooms) == ["pkg.low -> pkg.high"]
+    with pytest.raises(AssertionError, match="import cycle"):
+        topological_order(room_graph(graph, rooms))
+
+
+def test_negative_control_a_room_without_its_permissions_line_is_refused(tmp_path):
+    rooms = _tree(tmp_path, {**ROOM_INITS, "pkg/low/__init__.py": '"""The bottom room."""\n'})
+    with pytest.raises(ValueError, match="May import"):
+        allowed_rooms(tmp_path, rooms)
+
+
+@pytest.mark.parametrize(
+    "back_edge", [("bootmark.core.receipts", "bootmark.cli.main"), ("bootmark.studies.dgp", "bootmark.studies.truth")]
+)
+def test_negative_control_a_back_edge_in_the_real_graph_is_a_cycle(back_edge):
+    graph = {module: set(targets) for module, targets in import_graph().items()}
     source, target = back_edge
     graph[source].add(target)
     with pytest.raises(AssertionError, match="import cycle"):
         topological_order(graph)
-    if layer_of(target) > layer_of(source):
-        assert layer_breaches(graph)
 
 
 def test_a_versus_worker_module_loads_neither_twin():
-    """`bootmark versus` workers import head_to_head, then the engine of another source tree:
-    nothing head_to_head imports at module level may load a twin first."""
+    """`bootmark versus` workers import bootmark.bench.versus, then the engine of another
+    source tree: nothing it imports at module level may load a twin first."""
     script = (
-        "import sys\nfrom bootmark.head_to_head import serve\n"
+        "import sys\nfrom bootmark.bench.versus import serve\n"
         "print(sorted(m for m in sys.modules if m.startswith(('bootmark.engine', 'bootmark.reference'))))"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)

@@ -1,4 +1,4 @@
-"""Bits that must not depend on the machine's BLAS (bootmark/blas.py).
+"""Bits that must not depend on the machine's BLAS (bootmark/core/blas.py).
 
 numpy's bundled OpenBLAS picks a kernel per CPU at load time, and its kernels round
 differently (Haswell vs SkylakeX ddot), as does its threaded ddot above 10,000 terms
@@ -27,7 +27,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bootmark import blas
+from bootmark.core import blas
 from bootmark.engine import intervals as engine_intervals
 from bootmark.reference import intervals as reference_intervals
 from bootmark.studies import protocol, runner
@@ -38,7 +38,7 @@ CI_PROTOCOL = os.path.join(TESTS, "protocols", "CI-v1.toml")
 
 PROBE = """
 import json, numpy as np
-from bootmark import blas
+from bootmark.core import blas
 from bootmark.engine import intervals, blocklength
 rng = np.random.default_rng(7)
 replicates = rng.standard_normal(50_000)

@@ -26,7 +26,7 @@ from statistics import NormalDist
 import pandas
 import pytest
 
-from bootmark import workspace
+from bootmark.core import workspace
 from bootmark.studies import load, plugins, protocol, runner, truth
 from bootmark.studies.runner import StudyError, TripwireError
 
@@ -324,7 +324,7 @@ def test_the_receipt_names_the_users_code(acceptance_body, space):
 
 
 def test_csv_round_trips_to_the_frame(acceptance_body, space, tmp_path):
-    from bootmark import provenance, receipts
+    from bootmark.core import provenance, receipts
 
     path = receipts.write_receipt(receipts.seal("study", provenance.collect(), acceptance_body), str(tmp_path))
     study = load(path)
@@ -434,7 +434,7 @@ kinds = ["percentile"]
 
 def _cli(arguments, environment, cwd):
     """``bootmark ARGUMENTS`` in a fresh interpreter, as a user would type it."""
-    command = [sys.executable, "-m", "bootmark.cli", *arguments]
+    command = [sys.executable, "-m", "bootmark.cli.main", *arguments]
     return subprocess.run(command, capture_output=True, text=True, env=environment, cwd=cwd, check=False)
 
 
@@ -463,7 +463,7 @@ def test_bad_plugins_are_one_line_errors_at_the_command_line(space, tmp_path):
 
 
 def test_verify_replays_a_plugin_study_and_notes_changed_code(acceptance_body, space, tmp_path):
-    from bootmark import provenance, receipts
+    from bootmark.core import provenance, receipts
     from bootmark.studies.verify import verify
 
     folder, names = space

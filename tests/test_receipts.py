@@ -6,7 +6,8 @@ import os
 import numpy as np
 import pytest
 
-from bootmark import bench, provenance, receipts, timing
+from bootmark.bench import grid as bench
+from bootmark.core import provenance, receipts, timing
 
 
 def synthetic_cell(

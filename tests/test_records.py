@@ -1,4 +1,4 @@
-"""Typed records (bootmark/records.py): every committed receipt loads through them, and
+"""Typed records (bootmark/core/records.py): every committed receipt loads through them, and
 writing a record back gives the receipt's exact canonical bytes, so it still validates
 against its schema and its content hash.
 
@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 import pytest
 
-from bootmark import receipts, records, workspace
+from bootmark.core import receipts, records, workspace
 
 RECEIPTS = sorted(glob.glob(os.path.join(workspace.find().root, "receipts", "**", "*.json"), recursive=True))
 

@@ -2,7 +2,8 @@
 
 import pytest
 
-from bootmark import scoreboard, workspace
+from bootmark.bench import scoreboard
+from bootmark.core import workspace
 
 
 def test_readme_scoreboard_is_what_the_newest_receipts_render():

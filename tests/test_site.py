@@ -19,7 +19,9 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 from site_fixture import FULL, ROOT, make_workspace, peer_comparisons  # noqa: E402 - the tests folder, just above
 
-from bootmark import receipts, website, website_history  # noqa: E402
+from bootmark.core import receipts
+from bootmark.site import build as website  # noqa: E402
+from bootmark.site import history as website_history
 
 COMMITTED = ROOT / "docs" / "site"
 

@@ -26,7 +26,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 from site_fixture import ROOT, make_workspace, peer_comparisons  # noqa: E402 - the tests folder, just above
 
-from bootmark import website  # noqa: E402
+from bootmark.site import build as website  # noqa: E402
 
 REQUIRED = os.environ.get("BOOTMARK_REQUIRE_BROWSER") == "1"
 CHROMIUM = os.environ.get("BOOTMARK_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")

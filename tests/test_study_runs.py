@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from bootmark import blas, receipts, workspace
+from bootmark.core import blas, receipts, workspace
 from bootmark.studies import evaluate, protocol, runner
 from bootmark.studies.verify import verify
 
@@ -39,7 +39,7 @@ def in_process_body(ci_protocol, tmp_path_factory):
 
 
 def _seal(body, tmp_path):
-    from bootmark import provenance
+    from bootmark.core import provenance
 
     return receipts.write_receipt(receipts.seal("study", provenance.collect(), body), str(tmp_path))
 
@@ -74,11 +74,11 @@ def test_a_different_root_seed_changes_the_results(ci_protocol, in_process_body,
 def test_killed_run_resumes_to_the_same_results(ci_protocol, in_process_body, tmp_path):
     run_directory, output = tmp_path / "killed", tmp_path / "receipts"
     arguments = ["study", "run", CI_PROTOCOL, "--run-dir", str(run_directory), "--output-dir", str(output)]
-    command = [sys.executable, "-m", "bootmark.cli", *arguments, "--no-progress"]
+    command = [sys.executable, "-m", "bootmark.cli.main", *arguments, "--no-progress"]
     # The command line, in a child whose chunks each take 0.4 s longer (wrapped here, in
     # the test: the runner has no switch for it), so the kill lands mid-run.
     script = (
-        "import sys, time\nfrom bootmark.cli import main\nfrom bootmark.studies import runner\n"
+        "import sys, time\nfrom bootmark.cli.main import main\nfrom bootmark.studies import runner\n"
         "chunk = runner.run_chunk\n"
         "runner.run_chunk = lambda *a: (time.sleep(0.4), chunk(*a))[1]\n"
         f"sys.exit(main({arguments + ['--no-progress']!r}))"

@@ -91,11 +91,11 @@ def test_the_wheel_holds_only_the_bootmark_package(wheel):
         "bootmark/reference/specs.py",
         "bootmark/studies/runner.py",
         "bootmark/studies/protocols/S4-v1.toml",
-        "bootmark/schemas/study.schema.json",
-        "bootmark/schemas/gatecheck.schema.json",
-        "bootmark/site_assets/site.css",
-        "bootmark/site_assets/sort.js",
-        "bootmark/suite_worker.py",
+        "bootmark/core/schemas/study.schema.json",
+        "bootmark/core/schemas/gatecheck.schema.json",
+        "bootmark/site/assets/site.css",
+        "bootmark/site/assets/sort.js",
+        "bootmark/gate/worker.py",
     ):
         assert expected in names, expected
 
@@ -170,7 +170,7 @@ def test_a_new_user_runs_every_job_from_an_empty_folder(installed, tmp_path):
 
     # tsbootstrap is an extra this user did not install: verify of a receipt that needs it
     # says so in one line.
-    from bootmark import workspace
+    from bootmark.core import workspace
     from bootmark.studies import report
 
     s1 = next(

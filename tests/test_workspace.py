@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from bootmark import workspace
+from bootmark.core import workspace
 from bootmark.studies import protocol
 
 TEST_PROTOCOL = pathlib.Path(__file__).parent / "protocols" / "CI-v1.toml"

@@ -2,7 +2,7 @@
 
 The settled head-to-head grid with receipts is ``bootmark bench``; these benchmarks let
 ``asv continuous`` compare the engine between two commits with asv's own statistics.
-Methods and the arch call are the bench grid's own (``bootmark.bench``).
+Methods and the arch call are the bench grid's own (``bootmark.bench.grid``).
 """
 
 import statistics
@@ -11,7 +11,7 @@ import time
 import numpy as np
 
 from bootmark import engine
-from bootmark.bench import METHODS, SCALE_CELLS, arch_path, engine_method, materialize_timed
+from bootmark.bench.grid import METHODS, SCALE_CELLS, arch_path, engine_method, materialize_timed
 
 
 class EnginePaths:

@@ -1,0 +1,114 @@
+"""``bootmark gate``: a project's benchmark suite, its working tree against a baseline
+commit, head to head.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+from bootmark.cli.common import module_docstring
+from bootmark.core import workspace
+from bootmark.core.errors import UsageError
+
+__all__ = ["add_gate"]
+
+
+def _gate(args):
+    # late: the gate's modules load tqdm and, for the verdict's intervals, the engine
+    from bootmark.gate import report as gate_report
+    from bootmark.gate import run as gate
+    from bootmark.gate import suite
+
+    if args.tolerance is not None and not args.tolerance > 1:  # before any git or build work
+        raise UsageError(f"--tolerance must be above 1 (an allowed slow-down factor), got {args.tolerance}")
+    if args.budget is not None and not args.budget > 0:
+        raise UsageError(f"--budget must be a positive number of seconds, got {args.budget}")
+    if args.min_rounds < 5:
+        raise UsageError(f"--min-rounds must be at least 5 (an interval needs paired rounds), got {args.min_rounds}")
+    project = _project_root(args.project)
+    config = suite.load_config(project, args.benchmarks, args.tolerance)
+    baseline, why = gate.default_baseline(project) if args.baseline == "auto" else (args.baseline, "--baseline")
+    print(f"bootmark gate: baseline {baseline} ({why})", file=sys.stderr)
+    settings = gate.GateSettings(
+        min_rounds=args.min_rounds, max_rounds=max(args.max_rounds, args.min_rounds), budget_s=args.budget
+    )
+    folder = None if args.no_receipt else workspace.writable_directory("gate", args.output_dir)
+    verdict = gate.run_gate(config, baseline, args.bench, settings, show_progress=not args.no_progress)
+    markdown = gate_report.render_markdown(verdict, details=args.format == "markdown")
+    if args.format == "json":
+        print(json.dumps(gate_report.receipt_body(verdict, config), indent=1, sort_keys=True))
+    else:
+        print(markdown)
+    if folder is not None:
+        path = gate_report.write_receipt(verdict, config, folder)
+        print(f"bootmark gate: verdict receipt {path}", file=sys.stderr)
+    summary = gate_report.write_step_summary(gate_report.render_markdown(verdict, details=True))
+    if summary:
+        print(f"bootmark gate: summary appended to {summary} (GITHUB_STEP_SUMMARY)", file=sys.stderr)
+    return verdict.exit_code
+
+
+def _project_root(given):
+    """The git checkout the gate compares in: ``--project``, else the one holding the
+    current directory."""
+    start = os.path.abspath(given or os.getcwd())
+    if not os.path.isdir(start):
+        raise UsageError(f"--project {given!r} is not a folder")
+    try:
+        top = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"], cwd=start, capture_output=True, text=True, check=False
+        )
+    except FileNotFoundError:
+        raise UsageError("git is not installed; bootmark gate compares two commits of a git checkout") from None
+    if top.returncode != 0:
+        raise UsageError(f"{start} is not inside a git checkout; run bootmark gate in your project's repository")
+    return top.stdout.strip()
+
+
+def add_gate(commands):
+    """The ``gate`` verb: its arguments and handler."""
+    gated = commands.add_parser(
+        "gate",
+        help="CI speed gate: a project's asv benchmarks, working tree vs a baseline commit, head to head "
+        "(exit 0 pass, 1 regression, 2 cannot judge)",
+        description=module_docstring("bootmark.gate.run"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    gated.add_argument(
+        "--baseline",
+        default="auto",
+        help="the commit to compare against, e.g. origin/main or HEAD~1 (default auto: the commit of the "
+        "workspace's newest committed quick bench receipt, else HEAD~1)",
+    )
+    gated.add_argument(
+        "--benchmarks",
+        help="the benchmark folder (default: [tool.bootmark.gate] benchmarks, asv.conf.json, benchmarks/)",
+    )
+    gated.add_argument("--project", help="the project's git checkout (default: the one holding the current directory)")
+    gated.add_argument(
+        "--bench",
+        action="append",
+        default=[],
+        metavar="REGEX",
+        help="gate only cells whose name matches (repeatable; as asv's --bench)",
+    )
+    gated.add_argument(
+        "--tolerance", type=float, help="allowed slow-down factor (default: [tool.bootmark.gate] tolerance, else 1.10)"
+    )
+    gated.add_argument(
+        "--budget", type=float, metavar="SECONDS", help="stop adding rounds after this long (undecided cells are named)"
+    )
+    gated.add_argument("--min-rounds", type=int, default=10, help="interleaved rounds per time cell (default 10)")
+    gated.add_argument("--max-rounds", type=int, default=40, help="rounds an undecided cell may reach (default 40)")
+    gated.add_argument(
+        "--format",
+        choices=("text", "markdown", "json"),
+        default="text",
+        help="markdown: a pull-request comment (full table collapsed); json: the verdict receipt's body",
+    )
+    gated.add_argument("--output-dir", help="where the verdict receipt goes (default: the workspace's receipts/gate)")
+    gated.add_argument("--no-receipt", action="store_true", help="write no verdict receipt")
+    gated.add_argument("--no-progress", action="store_true", help="no progress bar")
+    gated.set_defaults(handler=_gate)

@@ -1,0 +1,133 @@
+"""The optional extras of the ``bootmark`` distribution, and the one-line error a verb
+raises when it needs a package that is not installed.
+
+``pip install bootmark`` installs what the engine and the harness core need (numpy,
+numba, jsonschema, tqdm) and nothing pinned exactly. The rest is optional:
+
+* ``peers``: ``arch`` and ``tsbootstrap`` at the exact versions receipts are comparable
+  at (:data:`PEER_PINS`; every receipt records the versions it ran with): the bench,
+  the memory sweep and the studies that time or resample through a peer;
+* ``site``: matplotlib and ruptures, for ``bootmark site`` and the charts of
+  ``bootmark study render``;
+* ``pandas``: pandas, for ``bootmark.studies.load(receipt).to_frame()``; the engine takes
+  pandas input and returns labelled output without it being a dependency (whoever
+  passes pandas data has pandas);
+* ``cluster``: dask.distributed, for ``bootmark study run --scheduler``;
+* ``all``: every extra above.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+__all__ = ["EXTRAS", "PEER_PINS", "MissingExtraError", "extra_for", "install_hint", "missing_message", "require"]
+
+#: The peers' exact versions, as the ``peers`` extra pins them (pyproject.toml).
+PEER_PINS = {"arch": "8.0.0", "tsbootstrap": "0.7.3"}
+
+#: extra -> (what it adds, the import names it provides).
+EXTRAS = {
+    "peers": (
+        "arch and tsbootstrap, the peers of `bootmark bench`, `bootmark memory` and the studies' peer resamplers",
+        ("arch", "tsbootstrap"),
+    ),
+    "site": (
+        "matplotlib and ruptures, for `bootmark site` and the charts of `bootmark study render`",
+        ("matplotlib", "ruptures"),
+    ),
+    "pandas": ("pandas, for `bootmark.studies.load(receipt).to_frame()`", ("pandas",)),
+    "cluster": ("`bootmark study run --scheduler ADDRESS` on a dask.distributed cluster", ("distributed",)),
+}
+
+# Import names that arrive with an extra's packages, beyond the ones it names.
+_ALSO = {"statsmodels": "peers", "dask": "cluster"}
+
+
+class MissingExtraError(Exception):
+    """A verb needs a package that an extra of bootmark installs, and it is not installed.
+
+    Reported by the command line in one line, exit 2.
+
+    Attributes
+    ----------
+    package : str
+        The import name that is missing.
+    extra : str
+        The extra that installs it.
+
+    Examples
+    --------
+    >>> from bootmark.core.extras import MissingExtraError
+    >>> raise MissingExtraError("arch", "the bench")
+    Traceback (most recent call last):
+        ...
+    bootmark.core.extras.MissingExtraError: the bench needs arch, which is not installed: pip install 'bootmark[peers]'
+    """
+
+    def __init__(self, package: str, purpose: str = "this verb"):
+        self.package = package
+        self.extra = extra_for(package)
+        super().__init__(f"{purpose} needs {package}, which is not installed: {install_hint(package)}")
+
+
+def extra_for(package: str) -> str | None:
+    """The extra that installs ``package`` (an import name), or None.
+
+    Examples
+    --------
+    >>> from bootmark.core.extras import extra_for
+    >>> extra_for("tsbootstrap"), extra_for("matplotlib"), extra_for("numpy")
+    ('peers', 'site', None)
+    """
+    for extra, (_, names) in EXTRAS.items():
+        if package in names:
+            return extra
+    return _ALSO.get(package)
+
+
+def install_hint(package: str) -> str:
+    """The command that installs ``package``: its extra when it has one.
+
+    Examples
+    --------
+    >>> from bootmark.core.extras import install_hint
+    >>> install_hint("ruptures")
+    "pip install 'bootmark[site]'"
+    """
+    extra = extra_for(package)
+    return f"pip install 'bootmark[{extra}]'" if extra else f"pip install {package}"
+
+
+def missing_message(package: str, purpose: str = "this verb") -> str:
+    """The line printed when ``package`` is missing (:class:`MissingExtraError`'s message)."""
+    return str(MissingExtraError(package, purpose))
+
+
+def require(*packages: str, purpose: str = "this verb") -> None:
+    """Raise :class:`MissingExtraError` for the first of ``packages`` (import names) that is
+    not installed; import nothing.
+
+    Parameters
+    ----------
+    *packages : str
+        Import names, e.g. ``"arch"``.
+    purpose : str, optional
+        What needs them, as the message's subject (e.g. ``"bootmark bench"``).
+
+    Raises
+    ------
+    MissingExtraError
+        A package is not installed.
+
+    Examples
+    --------
+    >>> from bootmark.core.extras import require
+    >>> require("json")
+    >>> require("no_such_pkg", purpose="a demo")
+    Traceback (most recent call last):
+        ...
+    bootmark.core.extras.MissingExtraError: a demo needs no_such_pkg, which is not installed: pip install no_such_pkg
+    """
+    for package in packages:
+        if importlib.util.find_spec(package) is None:
+            raise MissingExtraError(package, purpose)

@@ -1,0 +1,212 @@
+"""What ``bootmark gate`` prints and keeps: a Markdown summary fit for a pull-request
+comment (regressions first, then improvements), the JSON verdict receipt, and the GitHub
+Actions step summary."""
+
+from __future__ import annotations
+
+import os
+import statistics
+
+from bootmark.core import provenance, receipts
+from bootmark.core.errors import INCOMPARABLE, REGRESSION
+from bootmark.core.processes import last_line
+from bootmark.gate.run import CellVerdict, GateVerdict
+from bootmark.gate.suite import GateConfig
+
+__all__ = ["HEADINGS", "receipt_body", "render_markdown", "write_receipt", "write_step_summary"]
+
+# The sections of the summary, in the order a reviewer needs them.
+HEADINGS = (
+    ("regression", "Regressions (slower beyond tolerance, seen twice)"),
+    ("incomparable", "Slower, but the drift control moved (not judged)"),
+    ("broken", "Broken on the current side"),
+    ("improvement", "Improvements"),
+    ("unconfirmed", "Slower once, not confirmed by the second measurement"),
+    ("undecided", "Undecided (the interval straddles the tolerance)"),
+    ("new", "Not on the baseline (fail there; not compared)"),
+    ("skipped", "Skipped by their setup"),
+)
+
+
+def _value(amount: float, unit: str) -> str:
+    if unit == "s":
+        for scale, name in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
+            if amount >= scale:
+                return f"{amount / scale:.3g} {name}"
+        return f"{amount * 1e9:.3g} ns"
+    if unit == "bytes":
+        return f"{amount / 2**20:.1f} MiB"
+    return f"{amount:.4g} {unit}".strip()
+
+
+def _row(cell: CellVerdict) -> str:
+    if cell.ratio is None:
+        return f"| `{cell.label}` | {cell.kind} | | | | x{cell.tolerance:g} | {cell.status} |"
+    before = _value(statistics.median(cell.baseline), cell.unit)
+    after = _value(statistics.median(cell.current), cell.unit)
+    ratio = f"{cell.ratio.median:.3f} ({cell.ratio.low:.3f}–{cell.ratio.high:.3f})"
+    for word, again in (("again", cell.confirmation), ("third", cell.decider)):
+        if again is not None:
+            ratio += f"; {word} {again.median:.3f} ({again.low:.3f}–{again.high:.3f})"
+    return f"| `{cell.label}` | {cell.kind} | {before} | {after} | {ratio} | x{cell.tolerance:g} | {cell.status} |"
+
+
+TABLE_HEAD = (
+    "| benchmark | kind | baseline | current | current/baseline (interval) | tolerance | status |\n"
+    "|---|---|---:|---:|---|---:|---|"
+)
+
+
+def render_markdown(verdict: GateVerdict, details: bool = True) -> str:
+    """The verdict as Markdown: a headline, each non-trivial section with its table, the
+    problems, and (``details``) every cell in a collapsed table.
+
+    Parameters
+    ----------
+    verdict : GateVerdict
+    details : bool, optional
+        Wrap the full table in ``<details>`` (for a pull-request comment); False prints it
+        plainly (for a terminal).
+
+    Returns
+    -------
+    str
+    """
+    outcome = {REGRESSION: "REGRESSION", INCOMPARABLE: "CANNOT JUDGE"}.get(verdict.exit_code, "PASS")
+    base, current = verdict.baseline, verdict.current
+    lines = [
+        f"## bootmark gate: {outcome}",
+        "",
+        f"Current `{(current.revision or 'working tree')[:10]}`{' (uncommitted changes)' if current.dirty else ''} "
+        f"against baseline `{base.revision[:10]}`, head to head on this machine; {len(verdict.cells)} cells, "
+        f"{verdict.wall_seconds:.0f} s.",
+    ]
+    if verdict.control is not None:
+        control = verdict.control
+        moved = "; MOVED, so no regression can be called" if verdict.control_moved else ""
+        lines.append(
+            f"Drift control (the same fixed workload on both sides): {control.median:.3f} "
+            f"({control.low:.3f}–{control.high:.3f}){moved}."
+        )
+    if verdict.budget_spent:
+        lines.append("The time budget ran out: undecided cells got no more rounds.")
+    for status, heading in HEADINGS:
+        cells = verdict.with_status(status)
+        if not cells:
+            continue
+        lines += ["", f"### {heading}: {len(cells)}", ""]
+        if status in ("broken", "new", "skipped"):
+            lines += [f"- `{cell.label}`: {last_line(cell.note)}" for cell in cells]
+        else:
+            lines += [TABLE_HEAD, *(_row(cell) for cell in cells)]
+    if verdict.problems:
+        lines += ["", "### Cannot judge", "", *(f"- {problem}" for problem in verdict.problems)]
+    if verdict.warnings:
+        lines += ["", "### Warnings", "", *(f"- {warning}" for warning in verdict.warnings)]
+    table = [TABLE_HEAD, *(_row(cell) for cell in verdict.cells)]
+    if details:
+        lines += ["", "<details><summary>All cells</summary>", "", *table, "", "</details>"]
+    else:
+        lines += ["", "### All cells", "", *table]
+    return "\n".join(lines)
+
+
+def _side(side) -> dict:
+    return {
+        "revision": side.revision,
+        "dirty": side.dirty,
+        "how": side.how,
+    }
+
+
+def receipt_body(verdict: GateVerdict, config: GateConfig) -> dict:
+    """The body of the ``gate`` receipt (schema ``gate.schema.json``).
+
+    Parameters
+    ----------
+    verdict : GateVerdict
+    config : GateConfig
+        The configuration the gate ran with.
+
+    Returns
+    -------
+    dict
+        Plain JSON data: sides, settings, control, one entry per cell, problems.
+    """
+    settings = verdict.settings
+    return {
+        "exit_code": verdict.exit_code,
+        "baseline": _side(verdict.baseline),
+        "current": _side(verdict.current),
+        "benchmark_dir": config.benchmark_dir,
+        "tolerance": config.tolerance,
+        "settings": {
+            "min_rounds": settings.min_rounds,
+            "max_rounds": settings.max_rounds,
+            "batch": settings.batch,
+            "warmups": settings.warmups,
+            "sample_target_s": settings.sample_target_s,
+            "budget_s": settings.budget_s,
+            "control_tolerance": settings.control_tolerance,
+        },
+        "control": verdict.control.to_json() if verdict.control else None,
+        "cells": [cell.to_json() for cell in verdict.cells],
+        "problems": list(verdict.problems),
+        "warnings": list(verdict.warnings),
+        "wall_seconds": verdict.wall_seconds,
+        "budget_spent": verdict.budget_spent,
+    }
+
+
+def write_receipt(verdict: GateVerdict, config: GateConfig, directory: str) -> str:
+    """Seal the verdict as a ``gate`` receipt and write it into ``directory`` (atomically,
+    never overwriting).
+
+    Parameters
+    ----------
+    verdict : GateVerdict
+    config : GateConfig
+    directory : str
+        The receipt folder (created if missing).
+
+    Returns
+    -------
+    str
+        The receipt's path.
+    """
+    sealed = receipts.seal("gate", provenance.collect(root=config.root), receipt_body(verdict, config))
+    return receipts.write_receipt(sealed, directory)
+
+
+def write_step_summary(markdown: str) -> str | None:
+    """Append ``markdown`` to the GitHub Actions step summary when ``GITHUB_STEP_SUMMARY``
+    names a file.
+
+    Parameters
+    ----------
+    markdown : str
+        The summary (:func:`render_markdown`).
+
+    Returns
+    -------
+    str or None
+        The file appended to, None outside GitHub Actions.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from unittest import mock
+    >>> from bootmark.gate.report import write_step_summary
+    >>> with tempfile.TemporaryDirectory() as scratch:
+    ...     path = os.path.join(scratch, "summary.md")
+    ...     with mock.patch.dict(os.environ, {"GITHUB_STEP_SUMMARY": path}):
+    ...         written = write_step_summary("## bootmark gate: PASS")
+    ...     print(written == path, open(path).read().strip())
+    True ## bootmark gate: PASS
+    """
+    path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not path:
+        return None
+    with open(path, "a", encoding="utf-8") as stream:
+        stream.write(markdown + "\n")
+    return path

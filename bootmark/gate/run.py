@@ -1,0 +1,718 @@
+"""``bootmark gate --baseline REF``: a project's own asv-style benchmarks, its working tree
+against a baseline commit, head to head on this box.
+
+How a verdict is reached, per cell (a benchmark's parameter combination):
+
+1. Both sides' workers (``bootmark.gate.suite``) set the cell up; one call each warms it and
+   sets ``number``, the calls per sample (about ``sample_target_s`` a sample, or the
+   benchmark's own ``number``); ``warmups`` samples each are discarded.
+2. Rounds alternate the order baseline-current, current-baseline, ..., so a drift of the
+   machine within a round falls on both sides alike. Each round also times the drift
+   control (a fixed sort, the same code on both sides).
+3. The median of per-round ratios current / baseline gets the moving-block bootstrap
+   interval of ``bootmark.core.timing``: the same method as ``bootmark versus``. The cell is
+   *decided* once the interval lies wholly above the tolerance (slower) or wholly below
+   it; undecided cells get more rounds, in batches, up to ``max_rounds`` or until the
+   ``budget`` is spent.
+4. A slower cell is measured again by fresh workers, and fails the gate only when the
+   second measurement is slower beyond the tolerance too. When the second measurement is
+   inconclusive (its interval straddles the tolerance even after ``max_rounds``), a third
+   pair of fresh workers decides; a second measurement within the tolerance clears the
+   cell at once. Fresh workers matter because a pair of processes can carry a bias of its
+   own (tens of percent, seen on shared virtual machines for sub-millisecond loops) that
+   more rounds of the same pair do not average away.
+
+``peakmem_*`` cells compare the peak resident memory of fresh processes (``peakmem_pairs``
+interleaved pairs); ``track_*`` cells compare the values returned (higher is worse, as in
+asv). Their interval is the range of the per-pair ratios.
+
+When the drift control's interval lies wholly outside ``1 / control_tolerance ..
+control_tolerance``, the two workers did not run on comparable terms, and no cell is
+called a regression: the verdict is "incomparable" (exit 2).
+
+Exit codes: 0 pass; 1 a confirmed regression; 2 cannot judge (no baseline, a broken
+benchmark, an unsupported asv feature not excluded, a moved control, nothing to gate).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass, field, replace
+
+from tqdm import tqdm
+
+from bootmark.core import receipts, timing, workspace
+from bootmark.core.errors import INCOMPARABLE, PASS, REGRESSION
+from bootmark.core.processes import last_line
+from bootmark.gate.sides import BASELINE, CURRENT, Side, SideError, prepare_sides
+from bootmark.gate.suite import Cell, GateConfig, Suite, SuiteError, SuiteWorker, WorkerFailure, select_cells
+
+__all__ = [
+    "CellVerdict",
+    "GateError",
+    "GateSettings",
+    "GateVerdict",
+    "Interval",
+    "default_baseline",
+    "run_gate",
+]
+
+SIDES = (BASELINE, CURRENT)
+
+
+class GateError(RuntimeError):
+    """The gate cannot judge at all (exit 2): the message names the cause and the fix."""
+
+
+@dataclass(frozen=True)
+class GateSettings:
+    """How hard the gate measures.
+
+    Attributes
+    ----------
+    min_rounds : int
+        Interleaved rounds every time cell gets (at least 5).
+    max_rounds : int
+        Rounds after which an undecided cell stops getting more.
+    batch : int
+        Rounds added per pass to an undecided cell.
+    warmups : int
+        Samples per side discarded before the rounds.
+    sample_target_s : float
+        Seconds one sample should take; ``number`` is chosen to reach it.
+    budget_s : float or None
+        Seconds after which no rounds are added (every cell still gets ``min_rounds``,
+        and slower cells are still measured a second time).
+    control_tolerance : float
+        The drift control's allowed factor either way.
+    peakmem_pairs, track_pairs : int
+        Interleaved pairs of samples for peakmem and track cells.
+
+    Examples
+    --------
+    >>> from bootmark.gate.run import GateSettings
+    >>> GateSettings(budget_s=120.0).min_rounds
+    10
+    >>> GateSettings(min_rounds=3)
+    Traceback (most recent call last):
+        ...
+    bootmark.gate.run.GateError: rounds must satisfy 5 <= min_rounds <= max_rounds and batch >= 1, ...
+    """
+
+    min_rounds: int = 10
+    max_rounds: int = 40
+    batch: int = 10
+    warmups: int = 2
+    sample_target_s: float = 0.02
+    budget_s: float | None = None
+    control_tolerance: float = 1.10
+    peakmem_pairs: int = 3
+    track_pairs: int = 3
+
+    def __post_init__(self):
+        if self.min_rounds < 5 or self.max_rounds < self.min_rounds or self.batch < 1:
+            raise GateError(
+                f"rounds must satisfy 5 <= min_rounds <= max_rounds and batch >= 1, got min_rounds="
+                f"{self.min_rounds}, max_rounds={self.max_rounds}, batch={self.batch}"
+            )
+        if self.budget_s is not None and not self.budget_s > 0:
+            raise GateError(f"--budget must be a positive number of seconds, got {self.budget_s}")
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A current/baseline ratio: its median and the interval around it.
+
+    Attributes
+    ----------
+    median, low, high : float
+    method : str
+        ``block bootstrap 95%`` (time cells) or ``range of pairs`` (peakmem, track).
+    """
+
+    median: float
+    low: float
+    high: float
+    method: str
+
+    def to_json(self) -> dict:
+        """The receipt's form."""
+        return {"median": self.median, "low": self.low, "high": self.high, "method": self.method}
+
+
+@dataclass(frozen=True)
+class CellVerdict:
+    """What the gate found for one cell.
+
+    Attributes
+    ----------
+    label : str
+        ``benchmark(params)``, as asv prints it.
+    kind : str
+        ``time``, ``peakmem`` or ``track``.
+    status : str
+        ``regression`` (slower, confirmed), ``unconfirmed`` (slower once, not again),
+        ``improvement``, ``same`` (decided, within tolerance), ``undecided`` (the interval
+        straddles the tolerance), ``incomparable`` (slower, but the control moved),
+        ``broken`` (fails on the current side), ``new`` (fails on the baseline only),
+        ``skipped`` (setup raised NotImplementedError).
+    tolerance : float
+    unit : str
+        ``s`` (seconds per call), ``bytes`` or the track's unit.
+    baseline, current : tuple of float
+        Each side's samples, in ``unit``.
+    ratio : Interval or None
+        current / baseline.
+    confirmation : Interval or None
+        The second measurement of a slower cell.
+    decider : Interval or None
+        The third measurement, taken when the second was undecided.
+    number : int or None
+        Calls per timed sample.
+    note : str
+        Why, for broken, new and skipped cells (the error's last line).
+    """
+
+    label: str
+    kind: str
+    status: str
+    tolerance: float
+    unit: str
+    baseline: tuple[float, ...] = ()
+    current: tuple[float, ...] = ()
+    ratio: Interval | None = None
+    confirmation: Interval | None = None
+    decider: Interval | None = None
+    number: int | None = None
+    note: str = ""
+
+    def to_json(self) -> dict:
+        """The receipt's form."""
+        return {
+            "label": self.label,
+            "kind": self.kind,
+            "status": self.status,
+            "tolerance": self.tolerance,
+            "unit": self.unit,
+            "baseline": list(self.baseline),
+            "current": list(self.current),
+            "ratio": self.ratio.to_json() if self.ratio else None,
+            "confirmation": self.confirmation.to_json() if self.confirmation else None,
+            "decider": self.decider.to_json() if self.decider else None,
+            "number": self.number,
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True)
+class GateVerdict:
+    """The whole gate: both sides, every cell, the control and the problems.
+
+    Attributes
+    ----------
+    baseline, current : Side
+    cells : tuple of CellVerdict
+    control : Interval or None
+        The drift control's current / baseline ratio.
+    problems : tuple of str
+        What keeps the gate from judging (each makes the exit code 2).
+    warnings : tuple of str
+        What the reader should know but does not block a verdict.
+    settings : GateSettings
+    wall_seconds : float
+    budget_spent : bool
+        Whether the budget stopped rounds from being added.
+    """
+
+    baseline: Side
+    current: Side
+    cells: tuple[CellVerdict, ...]
+    control: Interval | None
+    problems: tuple[str, ...]
+    warnings: tuple[str, ...]
+    settings: GateSettings
+    wall_seconds: float
+    budget_spent: bool = False
+
+    def with_status(self, status: str) -> list[CellVerdict]:
+        """The cells whose status is ``status``."""
+        return [cell for cell in self.cells if cell.status == status]
+
+    @property
+    def control_moved(self) -> bool:
+        """Whether the drift control's interval lies wholly outside its tolerance."""
+        limit = self.settings.control_tolerance
+        return self.control is not None and (self.control.low > limit or self.control.high < 1 / limit)
+
+    @property
+    def exit_code(self) -> int:
+        """0 pass, 1 a confirmed regression, 2 cannot judge."""
+        if self.control_moved:
+            return INCOMPARABLE
+        if self.with_status("regression"):
+            return REGRESSION
+        judged = [cell for cell in self.cells if cell.status not in ("broken", "new", "skipped")]
+        return INCOMPARABLE if self.problems or not judged else PASS
+
+
+def _status_of(interval: Interval, tolerance: float) -> str:
+    if interval.low > tolerance:
+        return "slower"
+    if interval.high < 1 / tolerance:
+        return "improvement"
+    if interval.high < tolerance:
+        return "same"
+    return "undecided"
+
+
+class _Pair:
+    """The two sides' long-lived workers; restarted after one fails."""
+
+    def __init__(self, sides: dict[str, Side], config: GateConfig):
+        self.sides, self.config = sides, config
+        self.benchmark_dir = f"{config.root}/{config.benchmark_dir}"
+        self.workers: dict[str, SuiteWorker] = {}
+
+    def start(self) -> dict[str, Suite]:
+        self.close()
+        for label in SIDES:
+            side = self.sides[label]
+            self.workers[label] = SuiteWorker(side.python, side.paths, self.benchmark_dir, self.config.package, label)
+        return {label: worker.suite for label, worker in self.workers.items()}
+
+    def close(self) -> None:
+        for worker in self.workers.values():
+            worker.close()
+        self.workers = {}
+
+
+@dataclass
+class _Samples:
+    """A time cell's samples so far (mutable while it is measured; frozen into a verdict)."""
+
+    number: int = 0
+    baseline: list[float] = field(default_factory=list)
+    current: list[float] = field(default_factory=list)
+
+
+class _Measurement:
+    """Runs the cells of one measurement (the first, or the confirmation) on one pair."""
+
+    def __init__(self, pair: _Pair, settings: GateSettings, control: dict[str, list[float]], tick: Callable):
+        self.pair, self.settings, self.control, self.tick = pair, settings, control, tick
+        self.failed: dict[str, tuple[str, str]] = {}  # label -> (status, note)
+
+    def _prepare(self, cell: Cell) -> bool:
+        """Set ``cell`` up on both sides; False (with the reason recorded) if it cannot run."""
+        replies = {}
+        for label in SIDES:
+            replies[label] = self.pair.workers[label].request(
+                "prepare", cell.benchmark.timeout + 60, name=cell.benchmark.name, index=cell.index
+            )
+        return self._usable(cell, replies)
+
+    def _usable(self, cell, replies) -> bool:
+        if "error" in replies[CURRENT]:
+            self.failed[cell.label] = ("broken", replies[CURRENT]["error"])
+        elif "error" in replies[BASELINE]:
+            self.failed[cell.label] = ("new", "fails on the baseline: " + last_line(replies[BASELINE]["error"]))
+        elif "skip" in replies[CURRENT] or "skip" in replies[BASELINE]:
+            self.failed[cell.label] = ("skipped", replies[CURRENT].get("skip") or replies[BASELINE]["skip"])
+        return cell.label not in self.failed
+
+    def _sample(self, label, cell, operation, number=1):
+        timeout = (cell.benchmark.timeout + 1) * number + 60
+        reply = self.pair.workers[label].request(operation, timeout, number=number)
+        if "error" in reply:
+            raise _BenchmarkFailed(label, reply["error"])
+        return reply.get("seconds", reply.get("value"))
+
+    def _probe(self, cell, operation):
+        """One call on each side; a failure on the current side wins over the baseline's, so
+        a benchmark that fails on both is broken, not new."""
+        replies = {}
+        for label in SIDES:
+            replies[label] = self.pair.workers[label].request(operation, cell.benchmark.timeout + 60, number=1)
+        for label in (CURRENT, BASELINE):
+            if "error" in replies[label]:
+                raise _BenchmarkFailed(label, replies[label]["error"])
+        return {label: reply.get("seconds", reply.get("value")) for label, reply in replies.items()}
+
+    def _round(self, cell, index, samples):
+        order = SIDES if index % 2 == 0 else SIDES[::-1]
+        for label in order:
+            getattr(samples, label).append(self._sample(label, cell, "time", samples.number))
+        for label in order[::-1]:
+            self.control[label].append(self._sample(label, cell, "control"))
+        self.tick()
+
+    def time_rounds(self, cell: Cell, samples: _Samples, rounds: int) -> None:
+        """Add ``rounds`` interleaved rounds to ``samples`` (setting it up first)."""
+        if not self._prepare(cell):
+            return
+        if not samples.number:
+            first = self._probe(cell, "time")
+            wanted = math.ceil(self.settings.sample_target_s / max(min(first.values()), 1e-9))
+            samples.number = cell.benchmark.number or min(max(wanted, 1), 1_000_000)
+        for _ in range(self.settings.warmups):
+            for label in SIDES:
+                self._sample(label, cell, "time", samples.number)
+        start = len(samples.current)
+        for index in range(start, start + rounds):
+            self._round(cell, index, samples)
+
+    def values(self, cell: Cell, pairs: int) -> tuple[list[float], list[float]]:
+        """``pairs`` interleaved samples of a track cell (the value) or a peakmem cell (bytes,
+        each from a fresh process, as asv measures it)."""
+        values = {BASELINE: [], CURRENT: []}
+        if cell.benchmark.kind == "track":
+            if not self._prepare(cell):
+                return [], []
+            self._probe(cell, "track")
+        for index in range(pairs):
+            for label in SIDES if index % 2 == 0 else SIDES[::-1]:
+                sample = (
+                    self._peakmem(label, cell)
+                    if cell.benchmark.kind == "peakmem"
+                    else self._sample(label, cell, "track")
+                )
+                values[label].append(sample)
+            self.tick()
+        return values[BASELINE], values[CURRENT]
+
+    def _peakmem(self, label, cell):
+        side, config = self.pair.sides[label], self.pair.config
+        with SuiteWorker(side.python, side.paths, self.pair.benchmark_dir, config.package, label) as worker:
+            reply = worker.request("prepare", cell.benchmark.timeout + 60, name=cell.benchmark.name, index=cell.index)
+            if "skip" in reply:
+                raise _BenchmarkFailed(label, reply["skip"], skipped=True)
+            if "ok" in reply:
+                reply = worker.request("peakmem", cell.benchmark.timeout + 60)
+            if "error" in reply:
+                raise _BenchmarkFailed(label, reply["error"])
+            return float(reply["bytes"])
+
+
+class _BenchmarkFailed(Exception):
+    """A benchmark raised on one side (``skipped``: its setup raised NotImplementedError)."""
+
+    def __init__(self, label, error, skipped=False):
+        super().__init__(error)
+        self.label, self.error, self.skipped = label, error, skipped
+
+
+def _range_interval(baseline: Sequence[float], current: Sequence[float]) -> Interval | None:
+    if not baseline or min(baseline) <= 0:
+        return None
+    ratios = [after / before for before, after in zip(baseline, current, strict=True)]
+    return Interval(
+        statistics.median(current) / statistics.median(baseline), min(ratios), max(ratios), "range of pairs"
+    )
+
+
+def _confirm(cells, verdicts, pair, config, settings, control, progress, say) -> None:
+    """Measure the ``slower`` cells of ``verdicts`` again with fresh workers, in place:
+    ``regression`` when the second measurement is slower too, or when it is undecided and
+    a third one is slower; ``unconfirmed`` otherwise."""
+    slower = [cell for cell in cells if verdicts[cell.label].status == "slower"]
+    if slower:
+        say(f"{len(slower)} cell(s) slower beyond tolerance; measuring them again with fresh workers")
+    for attempt in (2, 3):
+        if not slower:
+            return
+        if attempt == 3:
+            say(f"{len(slower)} cell(s) inconclusive the second time; a third pair of fresh workers decides")
+        pair.start()
+        progress.total += settings.min_rounds * len(slower)
+        again, _ = _measure(slower, pair, config, settings, control, None, progress)
+        undecided = []
+        for cell in slower:
+            second = again[cell.label]  # the second measurement, or the third
+            if second.status == "undecided" and attempt == 2:
+                undecided.append(cell)
+            measured = {"confirmation": second.ratio} if attempt == 2 else {"decider": second.ratio}
+            verdicts[cell.label] = replace(
+                verdicts[cell.label], status="regression" if second.status == "slower" else "unconfirmed", **measured
+            )
+        slower = undecided
+
+
+def _block_interval(samples: _Samples) -> Interval:
+    ratio = timing.median_ratio(samples.current, samples.baseline)
+    return Interval(ratio["median"], ratio["ci_low"], ratio["ci_high"], "block bootstrap 95%")
+
+
+def _measure(
+    cells: Sequence[Cell],
+    pair: _Pair,
+    config: GateConfig,
+    settings: GateSettings,
+    control: dict[str, list[float]],
+    deadline: float | None,
+    progress,
+) -> tuple[dict[str, CellVerdict], bool]:
+    """One measurement of ``cells``: a verdict per cell (status ``slower`` not yet
+    confirmed) and whether the budget stopped rounds from being added."""
+    measurement = _Measurement(pair, settings, control, lambda: progress.update(1))
+    samples: dict[str, _Samples] = {}
+    values: dict[str, tuple[list[float], list[float]]] = {}
+    budget_spent = False
+
+    def guarded(cell, action):
+        try:
+            action()
+        except _BenchmarkFailed as failure:
+            if failure.skipped:
+                measurement.failed[cell.label] = ("skipped", failure.error)
+            elif failure.label == CURRENT:
+                measurement.failed[cell.label] = ("broken", failure.error)
+            else:
+                measurement.failed[cell.label] = ("new", "fails on the baseline: " + last_line(failure.error))
+        except WorkerFailure as failure:  # a crash or a hang: the worker is gone, start afresh
+            measurement.failed[cell.label] = ("broken", str(failure))
+            pair.start()
+
+    for cell in cells:
+        progress.set_postfix_str(cell.label[-40:], refresh=False)
+        if cell.benchmark.kind == "time":
+            samples[cell.label] = _Samples()
+            guarded(cell, lambda cell=cell: measurement.time_rounds(cell, samples[cell.label], settings.min_rounds))
+        else:
+            pairs = settings.peakmem_pairs if cell.benchmark.kind == "peakmem" else settings.track_pairs
+
+            def sample_values(cell=cell, pairs=pairs):
+                values[cell.label] = measurement.values(cell, pairs)
+
+            guarded(cell, sample_values)
+
+    def undecided():
+        return [
+            cell
+            for cell in cells
+            if cell.benchmark.kind == "time"
+            and cell.label not in measurement.failed
+            and len(samples[cell.label].current) < settings.max_rounds
+            and _status_of(_block_interval(samples[cell.label]), config.tolerance_for(cell.benchmark.name))
+            == "undecided"
+        ]
+
+    pending = undecided()
+    while pending:
+        if deadline is not None and time.monotonic() > deadline:
+            budget_spent = True
+            break
+        progress.total += len(pending) * settings.batch
+        for cell in pending:
+            rounds = min(settings.batch, settings.max_rounds - len(samples[cell.label].current))
+            guarded(cell, lambda cell=cell, rounds=rounds: measurement.time_rounds(cell, samples[cell.label], rounds))
+        pending = undecided()
+
+    verdicts = {}
+    for cell in cells:
+        tolerance = config.tolerance_for(cell.benchmark.name)
+        unit = {"time": "s", "peakmem": "bytes"}.get(cell.benchmark.kind, cell.benchmark.unit or "value")
+        common = {"label": cell.label, "kind": cell.benchmark.kind, "tolerance": tolerance, "unit": unit}
+        if cell.label in measurement.failed:
+            status, note = measurement.failed[cell.label]
+            verdicts[cell.label] = CellVerdict(status=status, note=note, **common)
+        elif cell.benchmark.kind == "time":
+            taken = samples[cell.label]
+            interval = _block_interval(taken)
+            verdicts[cell.label] = CellVerdict(
+                status=_status_of(interval, tolerance),
+                baseline=tuple(taken.baseline),
+                current=tuple(taken.current),
+                ratio=interval,
+                number=taken.number,
+                **common,
+            )
+        else:
+            before, after = values[cell.label]
+            interval = _range_interval(before, after)
+            verdicts[cell.label] = CellVerdict(
+                status=_status_of(interval, tolerance) if interval else "incomparable",
+                baseline=tuple(before),
+                current=tuple(after),
+                ratio=interval,
+                note="" if interval else "the baseline's value is not positive, so no ratio can be formed",
+                **common,
+            )
+    return verdicts, budget_spent
+
+
+def _suite_problems(suites: dict[str, Suite], sides: dict[str, Side], config: GateConfig) -> tuple[list, list]:
+    problems, warnings = [], []
+    current = suites[CURRENT]
+    for module, error in current.import_errors.items():
+        problems.append(f"benchmark module {module} fails to import on the current side: {last_line(error)}")
+    for item in current.unsupported:
+        if not config.excluded(item["benchmark"]):
+            problems.append(
+                f"{item['benchmark']} uses an asv feature bootmark gate does not run ({item['feature']}: "
+                f'{item["why"]}); exclude it with [tool.bootmark.gate] exclude = ["{item["benchmark"]}"]'
+            )
+    for label in SIDES:
+        suite, side = suites[label], sides[label]
+        if suite.package_file is not None:
+            where = suite.package_file
+            if not where.startswith(side.origin.rstrip("/") + "/"):
+                raise GateError(
+                    f"the {label} side imported {config.package} from {where}, not from its own code in "
+                    f'{side.origin}; set [tool.bootmark.gate] paths (import roots such as "src") or an '
+                    "install command"
+                )
+        elif config.package:
+            warnings.append(
+                f"the {label} side could not import {config.package!r} ({suite.package_error}), so where its "
+                "code came from is unchecked; set [tool.bootmark.gate] package to the import name"
+            )
+    return problems, warnings
+
+
+def default_baseline(root: str) -> tuple[str, str]:
+    """The baseline ``--baseline auto`` means, and why: the commit of the workspace's
+    newest committed quick bench receipt when it is an ancestor of HEAD, else ``HEAD~1``.
+
+    Parameters
+    ----------
+    root : str
+        The project's git checkout.
+
+    Returns
+    -------
+    (str, str)
+        The revision and a phrase saying why it was chosen.
+    """
+
+    def git(*arguments):
+        return subprocess.run(["git", *arguments], cwd=root, capture_output=True, text=True, check=False)
+
+    try:
+        path = receipts.newest_receipt(
+            workspace.directory_for("bench"), "bench", lambda receipt: receipt["body"]["profile"] == "quick"
+        )
+    except (workspace.WorkspaceError, receipts.ReceiptError, OSError):
+        path = None
+    if path is not None and git("ls-files", "--error-unmatch", path).returncode == 0:
+        source = receipts.load_receipt(path)["provenance"]["source"]
+        sha = source.get("git_sha")
+        if sha and source.get("dirty") is False and git("merge-base", "--is-ancestor", sha, "HEAD").returncode == 0:
+            return sha, f"the commit of the newest committed quick receipt, {os.path.basename(path)}"
+    return "HEAD~1", "the parent commit: no committed quick bench receipt names an ancestor of HEAD"
+
+
+def run_gate(
+    config: GateConfig,
+    baseline: str,
+    patterns: Sequence[str] = (),
+    settings: GateSettings | None = None,
+    say: Callable[[str], None] | None = None,
+    show_progress: bool = True,
+) -> GateVerdict:
+    """Gate the working tree of ``config.root`` against commit ``baseline``.
+
+    Parameters
+    ----------
+    config : GateConfig
+        The project's gate configuration (:func:`bootmark.gate.suite.load_config`).
+    baseline : str
+        A git revision: the commit to compare against.
+    patterns : sequence of str, optional
+        Regular expressions; only cells whose label matches one are gated (asv's
+        ``--bench``).
+    settings : GateSettings, optional
+        Rounds, budget and control settings.
+    say : callable, optional
+        Where one-line progress messages go (default: stderr).
+    show_progress : bool, optional
+        Show a progress bar on stderr.
+
+    Returns
+    -------
+    GateVerdict
+        ``exit_code`` is the CLI's.
+
+    Raises
+    ------
+    GateError
+        Nothing can be judged: no baseline, a suite that does not import, no cells.
+    """
+    settings = settings or GateSettings()
+    say = say or (lambda message: print(f"bootmark gate: {message}", file=sys.stderr))
+    started = time.monotonic()
+    deadline = started + settings.budget_s if settings.budget_s is not None else None
+    with ExitStack() as stack:
+        try:
+            baseline_side, current_side = prepare_sides(config, baseline, stack, say)
+        except (SideError, SuiteError) as error:
+            raise GateError(str(error)) from None
+        sides = {BASELINE: baseline_side, CURRENT: current_side}
+        pair = _Pair(sides, config)
+        stack.callback(pair.close)
+        try:
+            suites = pair.start()
+        except WorkerFailure as error:
+            raise GateError(f"the benchmark suite cannot be loaded: {error}") from None
+        problems, warnings = _suite_problems(suites, sides, config)
+        if current_side.dirty:
+            warnings.append("the working tree has uncommitted changes: the current side is the tree as it is")
+        cells = select_cells(suites[CURRENT].benchmarks, patterns, config)
+        if not cells:
+            raise GateError(
+                f"no benchmark to gate in {config.benchmark_dir}"
+                + (f" matching {', '.join(patterns)}" if patterns else "")
+                + " (asv names: time_*, peakmem_*, track_* functions and methods)"
+            )
+        say(
+            f"{len(cells)} cells; baseline {baseline_side.revision[:10]} ({baseline_side.how}), current "
+            f"{(current_side.revision or 'working tree')[:10]}{' (dirty)' if current_side.dirty else ''}"
+        )
+        control = {BASELINE: [], CURRENT: []}
+        steps = sum(
+            settings.min_rounds
+            if cell.benchmark.kind == "time"
+            else settings.peakmem_pairs
+            if cell.benchmark.kind == "peakmem"
+            else settings.track_pairs
+            for cell in cells
+        )
+        with tqdm(total=steps, desc="gate", unit="round", file=sys.stderr, disable=not show_progress) as progress:
+            verdicts, budget_spent = _measure(cells, pair, config, settings, control, deadline, progress)
+            _confirm(cells, verdicts, pair, config, settings, control, progress, say)
+        control_interval = None
+        if len(control[CURRENT]) >= 3:
+            ratio = timing.median_ratio(control[CURRENT], control[BASELINE])
+            control_interval = Interval(ratio["median"], ratio["ci_low"], ratio["ci_high"], "block bootstrap 95%")
+        verdict = GateVerdict(
+            baseline=baseline_side,
+            current=current_side,
+            cells=tuple(verdicts[cell.label] for cell in cells),
+            control=control_interval,
+            problems=tuple(problems),
+            warnings=tuple(warnings),
+            settings=settings,
+            wall_seconds=time.monotonic() - started,
+            budget_spent=budget_spent,
+        )
+        if verdict.control_moved:
+            cells_now = tuple(
+                replace(cell, status="incomparable") if cell.status == "regression" else cell for cell in verdict.cells
+            )
+            verdict = replace(verdict, cells=cells_now)
+        broken = [cell.label for cell in verdict.cells if cell.status == "broken"]
+        if broken:
+            verdict = replace(
+                verdict,
+                problems=(
+                    *verdict.problems,
+                    f"{len(broken)} benchmark cell(s) fail on the current side: {', '.join(broken)}",
+                ),
+            )
+        return verdict
