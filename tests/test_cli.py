@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from bootmark.cli import main as cli
+from bootmark.cli import start
 
 BOOTMARK = os.path.join(os.path.dirname(sys.executable), "bootmark")
 
@@ -164,7 +165,7 @@ def test_negative_control_a_bug_prints_its_traceback_and_says_so(monkeypatch, ca
     def broken(args):
         raise KeyError("a bug")
 
-    monkeypatch.setattr(cli, "_example", broken)
+    monkeypatch.setattr(start, "_example", broken)
     assert cli.main(["example"]) == cli.BUG
     error = capsys.readouterr().err
     assert "Traceback" in error and "this is a bug in bootmark" in error

@@ -16,8 +16,9 @@ import pytest
 
 import bootmark
 from bootmark.cli import main as cli
-from bootmark.reference.indices import STREAM_VERSION
+from bootmark.cli import start
 from bootmark.cli import study as study_cli
+from bootmark.reference.indices import STREAM_VERSION
 
 BOOTMARK = os.path.join(os.path.dirname(sys.executable), "bootmark")
 HEAVY = ("numba", "numpy", "bootmark.engine")
@@ -33,12 +34,12 @@ def heavy_modules_after(code):
     return {name for name in HEAVY if name in loaded}
 
 
-BUILD_PARSER = "from bootmark import cli\ncli.build_parser()"
+BUILD_PARSER = "from bootmark.cli import main as cli\ncli.build_parser()"
 
 
 def _running(arguments):
     return (
-        "from bootmark import cli\n"
+        "from bootmark.cli import main as cli\n"
         f"try:\n    cli.main({arguments!r})\nexcept SystemExit as stop:\n    assert stop.code == 0, stop.code\n"
     )
 
@@ -157,7 +158,7 @@ def test_negative_control_a_failed_import_in_bootmark_is_still_a_bug(monkeypatch
     def broken(args):
         raise ModuleNotFoundError("No module named 'bootmark.nope'", name="bootmark.nope")
 
-    monkeypatch.setattr(cli, "_example", broken)
+    monkeypatch.setattr(start, "_example", broken)
     assert cli.main(["example"]) == cli.BUG
     error = capsys.readouterr().err
     assert "Traceback" in error and "this is a bug in bootmark" in error
@@ -201,7 +202,7 @@ def test_the_study_parser_default_profile_is_the_protocols():
 
 def test_help_descriptions_read_from_source_are_the_module_docstrings():
     script = (
-        "import json\nfrom bootmark import cli\nparser = cli.build_parser()\n"
+        "import json\nfrom bootmark.cli import main as cli\nparser = cli.build_parser()\n"
         "verbs = next(a for a in parser._actions if a.dest == 'command').choices\n"
         "print(json.dumps({name: verbs[name].description for name in ('bench', 'versus', 'memory')}))\n"
     )

@@ -49,3 +49,14 @@ def test_negative_control_a_name_without_an_entry_is_reported(built):
         "bootmark.engine.conf_int",
         "bootmark.reference.MovingBlock",
     ]
+
+
+def test_the_readme_fits_one_screen_and_its_local_links_resolve():
+    import re
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 250
+    targets = [target.split("#")[0] for target in re.findall(r"\]\(([^)\s]+)\)", text) if "://" not in target]
+    assert targets, "the README links nowhere"
+    missing = [target for target in targets if target and not (ROOT / target).exists()]
+    assert not missing, f"README links to missing files: {missing}"

@@ -20,7 +20,8 @@ Layout, relative to the workspace root (each folder can be renamed in the config
     README.md              where ``--readme`` renders its marked sections
 
 The config keys are ``receipts``, ``runs`` and ``protocols``: folder paths, relative to
-the workspace root. Any other key is refused, so a typo does not silently send receipts
+the workspace root; and ``readme``: the Markdown file ``--readme`` renders into (default
+``README.md``). Any other key is refused, so a typo does not silently send receipts
 elsewhere. ``docs/workspace.md`` in the repository says the same with examples.
 """
 
@@ -47,6 +48,8 @@ __all__ = [
 ENVIRONMENT_VARIABLE = "BOOTMARK_WORKSPACE"  # names the workspace folder (rule 2 above)
 CONFIG_FILE = "bootmark.toml"  # marks a workspace folder and configures it
 FOLDER_KEYS = {"receipts": "receipts", "runs": "runs", "protocols": "protocols"}
+# The Markdown file whose marked sections `--readme` renders (a file path, not a folder).
+FILE_KEYS = {"readme": "README.md"}
 # Tables read by one verb each, not by the workspace: [tool.bootmark.gate] (bootmark.gate.suite).
 SUBTABLES = ("gate",)
 # Receipt kind -> folder under the receipts folder.
@@ -124,6 +127,9 @@ class Workspace:
         The ``bootmark.toml`` or ``pyproject.toml`` that configures it, if any.
     receipts, runs, protocols : str
         The receipts folder, the run-directory folder and the user-protocol folder.
+    readme : str
+        The Markdown file whose marked sections ``--readme`` renders (default
+        ``README.md``; the config key ``readme`` names another, e.g. a docs page).
 
     See Also
     --------
@@ -147,6 +153,7 @@ class Workspace:
     receipts: str
     runs: str
     protocols: str
+    readme: str
 
     def receipt_directory(self, kind: str) -> str:
         """The folder receipts of ``kind`` (bench, memory, study, process, truth) go in.
@@ -183,11 +190,6 @@ class Workspace:
     def charts(self) -> str:
         """The folder study charts are rendered into."""
         return os.path.join(self.receipts, "studies", "charts")
-
-    @property
-    def readme(self) -> str:
-        """The README whose marked sections ``--readme`` renders."""
-        return os.path.join(self.root, "README.md")
 
     def shown(self, path: str) -> str:
         """``path`` as rendered text shows it: relative to the workspace root when inside
@@ -238,18 +240,20 @@ def _read_config(path):
 
 def _configured(root, found_by, config_file, table):
     table = table or {}
-    unknown = sorted(set(table) - set(FOLDER_KEYS) - set(SUBTABLES))
+    unknown = sorted(set(table) - set(FOLDER_KEYS) - set(FILE_KEYS) - set(SUBTABLES))
     if unknown:
         raise WorkspaceError(
             f"{config_file}: unknown key(s) {', '.join(unknown)}; a workspace config takes only "
-            f"{', '.join(FOLDER_KEYS)} (folder paths relative to the workspace) and the tables "
+            f"{', '.join(FOLDER_KEYS)} (folder paths relative to the workspace), {', '.join(FILE_KEYS)} "
+            f"(a file path relative to the workspace) and the tables "
             f"{', '.join(SUBTABLES)}"
         )
     folders = {}
-    for key, default in FOLDER_KEYS.items():
+    for key, default in {**FOLDER_KEYS, **FILE_KEYS}.items():
         value = table.get(key, default)
         if not isinstance(value, str) or not value.strip():
-            raise WorkspaceError(f"{config_file}: {key} must be a folder path as a string, got {value!r}")
+            what = "a folder" if key in FOLDER_KEYS else "a file"
+            raise WorkspaceError(f"{config_file}: {key} must be {what} path as a string, got {value!r}")
         folders[key] = os.path.normpath(os.path.join(root, os.path.expanduser(value)))
     return Workspace(root=root, found_by=found_by, config_file=config_file, **folders)
 
