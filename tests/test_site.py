@@ -54,7 +54,10 @@ def test_two_builds_in_two_processes_give_the_same_bytes(tmp_path):
     # Two processes with different hash seeds: set and dict order, or anything else that
     # differs between runs, would show as a difference.
     workspace = make_workspace(tmp_path / "workspace")
-    script = "import sys; from bootmark.site import build as website; website.build_site(sys.argv[1], sys.argv[2], links_from=sys.argv[3])"
+    script = (
+        "import sys; from bootmark.site import build\n"
+        "build.build_site(sys.argv[1], sys.argv[2], links_from=sys.argv[3])"
+    )
     for name, seed in (("one", "1"), ("two", "2")):
         subprocess.run(
             [sys.executable, "-c", script, str(tmp_path / name), str(workspace), str(tmp_path / "one")],
