@@ -160,16 +160,23 @@ def test_a_new_user_runs_every_job_from_an_empty_folder(installed, tmp_path):
     verified = bootmark("study", "verify", receipt, "--sample", "5", "--sample-seed", "1")
     assert "series replayed bit for bit" in verified
 
-    bench = bootmark(
-        "bench", "--cells", "method=iid,n=200,B=999,sentinel=false", "--samples", "5", "--warmups", "1", "--no-progress"
+    # The peers are an extra this user did not install (pip install bootmark pins no arch):
+    # the bench says which extra in one line, exit 2, before any work.
+    completed = subprocess.run(
+        [str(bin_folder / "bootmark"), "bench", "--cells", "method=iid,n=200,B=999,sentinel=false"],
+        cwd=folder,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=COMMAND_SECONDS,
+        check=False,
     )
-    timed = bench.split("receipt: ")[1].splitlines()[0]
-    assert pathlib.Path(timed).parent == folder.resolve() / "receipts" / "bench"
-    board = bootmark("scoreboard", timed)
-    assert "arch" in board and "iid" in board
+    assert completed.returncode == 2 and completed.stdout == "", completed.stdout + completed.stderr
+    assert len(completed.stderr.strip().splitlines()) == 1 and "'bootmark[peers]'" in completed.stderr
+    freeze = _run([str(bin_folder / "python"), "-m", "pip", "list", "--format=freeze"]).stdout.lower()
+    assert not {"arch", "tsbootstrap", "statsmodels", "matplotlib"} & {line.split("==")[0] for line in freeze.split()}
 
-    # tsbootstrap is an extra this user did not install: verify of a receipt that needs it
-    # says so in one line.
+    # Likewise the verify of a receipt whose resamplers need a peer.
     from bootmark.core import workspace
     from bootmark.studies import report
 

@@ -257,6 +257,25 @@ def replace_section(text: str, section: str, begin: str = BEGIN, end: str = END)
     """``text`` with its marked scoreboard section replaced by ``section``
     (:func:`bootmark.core.sections.replace_section` with the scoreboard's markers).
 
+    Parameters
+    ----------
+    text : str
+        A Markdown file holding one section between :data:`BEGIN` and :data:`END`.
+    section : str
+        The new section, markers included (:func:`render_section`).
+    begin, end : str, optional
+        The markers (default: the scoreboard's).
+
+    Returns
+    -------
+    str
+        ``text`` with the section replaced; the rest unchanged.
+
+    Raises
+    ------
+    ValueError
+        ``text`` does not hold exactly one marked section.
+
     Examples
     --------
     >>> from bootmark.bench.scoreboard import BEGIN, END, replace_section

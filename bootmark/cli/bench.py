@@ -13,7 +13,7 @@ __all__ = ["add_bench", "add_memory", "add_scoreboard"]
 
 
 def _bench(args):
-    extras.require("arch", purpose="bootmark bench (arch is the peer every cell is timed against)")
+    extras.require("arch", purpose="the bench (arch is the peer every cell is timed against)")
     # late: loads the engine (numba), which `--version`, `--help` and `init` must not
     from bootmark.bench import grid as bench
 
@@ -35,7 +35,7 @@ def _bench(args):
 
 
 def _memory(args):
-    extras.require("arch", purpose="bootmark memory (arch is the peer every point is measured against)")
+    extras.require("arch", purpose="the memory sweep (arch is the peer every point is measured against)")
     # late: loads the engine (numba), which `--version`, `--help` and `init` must not
     from bootmark.bench import memory
 

@@ -5,13 +5,14 @@ import os
 import sys
 
 from bootmark.cli.common import module_docstring
-from bootmark.core import workspace
+from bootmark.core import extras, workspace
 from bootmark.core.errors import OK, UsageError
 
 __all__ = ["add_site"]
 
 
 def _site(args):
+    extras.require("matplotlib", "ruptures", purpose="the site (its charts and change points)")
     # late: the site loads matplotlib, ruptures and the bench module (numba)
     from bootmark.site import build as website
 

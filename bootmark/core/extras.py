@@ -2,16 +2,15 @@
 raises when it needs a package that is not installed.
 
 ``pip install bootmark`` installs what the engine and the harness core need (numpy,
-numba, jsonschema, tqdm) and nothing pinned exactly. The rest is optional:
+numba, pandas, jsonschema, tqdm) and nothing pinned exactly. pandas is the engine's: it
+returns labelled statistics (a model's coefficients) as a pandas Series, on numpy input
+too. The rest is optional:
 
 * ``peers``: ``arch`` and ``tsbootstrap`` at the exact versions receipts are comparable
   at (:data:`PEER_PINS`; every receipt records the versions it ran with): the bench,
   the memory sweep and the studies that time or resample through a peer;
 * ``site``: matplotlib and ruptures, for ``bootmark site`` and the charts of
   ``bootmark study render``;
-* ``pandas``: pandas, for ``bootmark.studies.load(receipt).to_frame()``; the engine takes
-  pandas input and returns labelled output without it being a dependency (whoever
-  passes pandas data has pandas);
 * ``cluster``: dask.distributed, for ``bootmark study run --scheduler``;
 * ``all``: every extra above.
 """
@@ -35,7 +34,6 @@ EXTRAS = {
         "matplotlib and ruptures, for `bootmark site` and the charts of `bootmark study render`",
         ("matplotlib", "ruptures"),
     ),
-    "pandas": ("pandas, for `bootmark.studies.load(receipt).to_frame()`", ("pandas",)),
     "cluster": ("`bootmark study run --scheduler ADDRESS` on a dask.distributed cluster", ("distributed",)),
 }
 
