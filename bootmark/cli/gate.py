@@ -18,8 +18,8 @@ __all__ = ["add_gate"]
 def _gate(args):
     # late: the gate's modules load tqdm and, for the verdict's intervals, the engine
     from bootmark.gate import report as gate_report
-    from bootmark.gate import run as gate
-    from bootmark.gate import suite
+    from bootmark.gate import run as gate  # late, likewise
+    from bootmark.gate import suite  # late, likewise
 
     if args.tolerance is not None and not args.tolerance > 1:  # before any git or build work
         raise UsageError(f"--tolerance must be above 1 (an allowed slow-down factor), got {args.tolerance}")
