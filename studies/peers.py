@@ -78,6 +78,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bootmark.core.extras import PEER_PINS, install_hint
 from bootmark.core.provenance import package_version
 from bootmark.reference.errors import (
     DataTypeError,
@@ -129,11 +130,9 @@ ARCH_METHODS = MappingProxyType(
 #: Kinds tsbootstrap's compiled backend serves for a built-in statistic.
 TSBOOTSTRAP_KINDS = ("percentile", "basic")
 
+# The install command of each peer: its extra, and the version receipts are comparable at.
 _INSTALL_HINT = MappingProxyType(
-    {
-        "arch": "pip install 'bootmark[peers]' (arch==8.0.0)",
-        "tsbootstrap": "pip install 'bootmark[peers]' (tsbootstrap==0.7.3)",
-    }
+    {package: f"{install_hint(package)} ({package}=={pin})" for package, pin in PEER_PINS.items()}
 )
 
 

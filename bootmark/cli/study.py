@@ -18,11 +18,10 @@ import sys
 # Light modules only: building the parser (every `bootmark` command, `--version` too) must
 # not load the engine, numpy or numba. The actions import the rest when they run.
 from bootmark.core import blas, receipts, workspace
-from bootmark.core.errors import UsageError
+from bootmark.core.errors import FINDING as CRITERION_FAILED  # a registered criterion failed
+from bootmark.core.errors import OK, UsageError
 from bootmark.core.receipts import ReceiptError, load_receipt
 from bootmark.studies import results, summary
-
-OK, CRITERION_FAILED, USAGE, STOPPED = 0, 1, 2, 3
 
 # The parser's default profile: bootmark.studies.protocol.REGISTERED_PROFILE, named here
 # because that module loads the engine; tests/test_cli_startup.py checks the two agree.
