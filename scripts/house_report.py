@@ -46,7 +46,7 @@ class Import:
     line: int
     local: bool  # inside a function body
     typing_only: bool  # under ``if TYPE_CHECKING:``
-    commented: bool  # a comment on the line or the line above (why it is late)
+    commented: bool  # a comment on the line or above its block of imports (why it is late)
 
 
 @dataclass(frozen=True)
@@ -121,6 +121,20 @@ def _resolve(module, is_package, node, known):
     return targets
 
 
+def _commented(lines, number):
+    """Whether the import on line ``number`` (1-based) says why: a comment on its line, or
+    on the line above the block of consecutive import lines it belongs to (one comment
+    serves a block, which import sorting may reorder)."""
+    if "#" in lines[number - 1]:
+        return True
+    index = number - 2
+    while index >= 0 and lines[index].strip().startswith(("from ", "import ")):
+        if "#" in lines[index]:
+            return True
+        index -= 1
+    return index >= 0 and lines[index].strip().startswith("#")
+
+
 def _is_type_checking(node):
     if not isinstance(node, ast.If):
         return False
@@ -143,8 +157,7 @@ def imports(root=ROOT, rooms=ROOMS):
         def visit(node, local, typing_only, module=module, path=path, lines=lines, relative=relative):
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, (ast.Import, ast.ImportFrom)):
-                    above = lines[child.lineno - 2] if child.lineno >= 2 else ""
-                    commented = "#" in lines[child.lineno - 1] or above.strip().startswith("#")
+                    commented = _commented(lines, child.lineno)
                     for target in sorted(_resolve(module, path.name == "__init__.py", child, files)):
                         found.append(Import(module, target, relative, child.lineno, local, typing_only, commented))
                 nested_local = local or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))

@@ -35,15 +35,18 @@ WITH_EXAMPLES = (
     "bootmark.bench.scoreboard",
     "bootmark.core.simulate",
     "bootmark.gate.suite",
+    "bootmark.gate.config",
+    "bootmark.core.extras",
+    "bootmark.core.sections",
     "bootmark.core.timing",
     "bootmark.core.errors",
     "bootmark.site.history",
     "bootmark.core.workspace",
 )
 # Harness modules documented without examples (everything they offer times code).
-# suite_worker is a worker process (tests/test_gate.py runs it); gatecheck renders one
-# committed receipt (tests/test_gatecheck.py checks the README against it); website and
-# website_charts build a whole site or draw a chart (tests/test_site.py builds them).
+# gate.worker is a worker process (tests/test_gate.py runs it); gate.asv_study renders one
+# committed receipt (tests/test_gatecheck.py checks RESULTS.md against it); site.build and
+# site.charts build a whole site or draw a chart (tests/test_site.py builds them).
 WITHOUT_EXAMPLES = ("bootmark.gate.worker", "bootmark.gate.asv_study", "bootmark.site.build", "bootmark.site.charts")
 DOCUMENTED = WITH_EXAMPLES + WITHOUT_EXAMPLES
 

@@ -264,7 +264,7 @@ def test_a_cached_environment_is_not_shared_between_interpreters(tmp_path):
     from unittest import mock
 
     from bootmark.gate import sides as gate_sides
-    from bootmark.gate.suite import GateConfig
+    from bootmark.gate.config import GateConfig
 
     def configured(*install):
         return GateConfig(str(tmp_path), str(tmp_path / "benchmarks"), "demo", (".",), install, 1.1)
@@ -398,7 +398,7 @@ def test_a_budget_stops_the_rounds_and_names_the_undecided_cell(project, monkeyp
     # report must say so and name the cell.
     from bootmark.gate import report as gate_report
     from bootmark.gate import run as gate
-    from bootmark.gate.suite import load_config
+    from bootmark.gate.config import load_config
 
     (project / "README.md").write_text("# demo\n")
     commit(project, "A': no code change")

@@ -194,3 +194,23 @@ def test_a_versus_worker_module_loads_neither_twin():
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+def test_one_comment_serves_a_block_of_late_imports_and_none_serves_none(tmp_path):
+    rooms = _tree(
+        tmp_path,
+        {
+            **ROOM_INITS,
+            "pkg/low/a.py": "",
+            "pkg/low/b.py": "",
+            "pkg/high/said.py": "def f():\n    # late: why\n    from pkg.low import a\n    from pkg.low import b\n",
+            "pkg/high/unsaid.py": "def f():\n    x = 1\n    from pkg.low import a\n    from pkg.low import b\n",
+        },
+    )
+    found = {(edge.module, edge.line): edge.commented for edge in imports(tmp_path, rooms) if edge.local}
+    assert found == {
+        ("pkg.high.said", 3): True,
+        ("pkg.high.said", 4): True,
+        ("pkg.high.unsaid", 3): False,
+        ("pkg.high.unsaid", 4): False,
+    }

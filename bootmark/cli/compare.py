@@ -16,7 +16,7 @@ __all__ = ["add_compare", "add_versus"]
 def _compare(args):
     # late: loads jsonschema, which `--version`, `--help` and `init` need not
     from bootmark.bench import compare
-    from bootmark.core import receipts  # late, likewise
+    from bootmark.core import receipts
 
     for path in (args.old, args.new):
         if not os.path.isfile(path):

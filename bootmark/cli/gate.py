@@ -17,9 +17,9 @@ __all__ = ["add_gate"]
 
 def _gate(args):
     # late: the gate's modules load tqdm and, for the verdict's intervals, the engine
+    from bootmark.gate import config as gate_config
     from bootmark.gate import report as gate_report
-    from bootmark.gate import run as gate  # late, likewise
-    from bootmark.gate import suite  # late, likewise
+    from bootmark.gate import run as gate
 
     if args.tolerance is not None and not args.tolerance > 1:  # before any git or build work
         raise UsageError(f"--tolerance must be above 1 (an allowed slow-down factor), got {args.tolerance}")
@@ -28,7 +28,7 @@ def _gate(args):
     if args.min_rounds < 5:
         raise UsageError(f"--min-rounds must be at least 5 (an interval needs paired rounds), got {args.min_rounds}")
     project = _project_root(args.project)
-    config = suite.load_config(project, args.benchmarks, args.tolerance)
+    config = gate_config.load_config(project, args.benchmarks, args.tolerance)
     baseline, why = gate.default_baseline(project) if args.baseline == "auto" else (args.baseline, "--baseline")
     print(f"bootmark gate: baseline {baseline} ({why})", file=sys.stderr)
     settings = gate.GateSettings(

@@ -51,7 +51,7 @@ USER_ERRORS = (
     ("bootmark.bench.compare", "ComparisonError"),
     ("bootmark.bench.versus", "HeadToHeadError"),
     ("bootmark.gate.run", "GateError"),
-    ("bootmark.gate.suite", "SuiteError"),
+    ("bootmark.gate.config", "SuiteError"),
     ("builtins", "OSError"),
 )
 # Exception types that mean a run was stopped on purpose (exit 3), likewise.

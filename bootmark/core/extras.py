@@ -46,6 +46,13 @@ class MissingExtraError(Exception):
 
     Reported by the command line in one line, exit 2.
 
+    Parameters
+    ----------
+    package : str
+        The import name that is missing.
+    purpose : str, optional
+        What needs it, as the message's subject.
+
     Attributes
     ----------
     package : str
@@ -69,7 +76,17 @@ class MissingExtraError(Exception):
 
 
 def extra_for(package: str) -> str | None:
-    """The extra that installs ``package`` (an import name), or None.
+    """The extra that installs ``package``, or None.
+
+    Parameters
+    ----------
+    package : str
+        An import name, e.g. ``"arch"``.
+
+    Returns
+    -------
+    str or None
+        The extra's name (``"peers"``), or None when no extra installs it.
 
     Examples
     --------
@@ -86,6 +103,16 @@ def extra_for(package: str) -> str | None:
 def install_hint(package: str) -> str:
     """The command that installs ``package``: its extra when it has one.
 
+    Parameters
+    ----------
+    package : str
+        An import name.
+
+    Returns
+    -------
+    str
+        ``pip install 'bootmark[<extra>]'``, else ``pip install <package>``.
+
     Examples
     --------
     >>> from bootmark.core.extras import install_hint
@@ -97,7 +124,26 @@ def install_hint(package: str) -> str:
 
 
 def missing_message(package: str, purpose: str = "this verb") -> str:
-    """The line printed when ``package`` is missing (:class:`MissingExtraError`'s message)."""
+    """The line printed when ``package`` is missing (:class:`MissingExtraError`'s message).
+
+    Parameters
+    ----------
+    package : str
+        The import name that is missing.
+    purpose : str, optional
+        What needs it, as the message's subject.
+
+    Returns
+    -------
+    str
+        One line naming the package and the command that installs it.
+
+    Examples
+    --------
+    >>> from bootmark.core.extras import missing_message
+    >>> missing_message("matplotlib", "the site")
+    "the site needs matplotlib, which is not installed: pip install 'bootmark[site]'"
+    """
     return str(MissingExtraError(package, purpose))
 
 

@@ -10,8 +10,8 @@ import statistics
 from bootmark.core import provenance, receipts
 from bootmark.core.errors import INCOMPARABLE, REGRESSION
 from bootmark.core.processes import last_line
+from bootmark.gate.config import GateConfig
 from bootmark.gate.run import CellVerdict, GateVerdict
-from bootmark.gate.suite import GateConfig
 
 __all__ = ["HEADINGS", "receipt_body", "render_markdown", "write_receipt", "write_step_summary"]
 

@@ -51,8 +51,9 @@ from tqdm import tqdm
 from bootmark.core import receipts, timing, workspace
 from bootmark.core.errors import INCOMPARABLE, PASS, REGRESSION
 from bootmark.core.processes import last_line
+from bootmark.gate.config import GateConfig, SuiteError
 from bootmark.gate.sides import BASELINE, CURRENT, Side, SideError, prepare_sides
-from bootmark.gate.suite import Cell, GateConfig, Suite, SuiteError, SuiteWorker, WorkerFailure, select_cells
+from bootmark.gate.suite import Cell, Suite, SuiteWorker, WorkerFailure, select_cells
 
 __all__ = [
     "CellVerdict",
@@ -621,7 +622,7 @@ def run_gate(
     Parameters
     ----------
     config : GateConfig
-        The project's gate configuration (:func:`bootmark.gate.suite.load_config`).
+        The project's gate configuration (:func:`bootmark.gate.config.load_config`).
     baseline : str
         A git revision: the commit to compare against.
     patterns : sequence of str, optional

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 
-from bootmark.gate.suite import GateConfig
+from bootmark.gate.config import GateConfig
 
 __all__ = ["BASELINE", "CURRENT", "Side", "SideError", "cache_directory", "prepare_sides", "resolve_revision"]
 
