@@ -24,7 +24,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WITH_EXAMPLES = (
     "bootmark.bench.grid",
     "bootmark.bench.compare",
-    "bootmark.gate.run",
     "bootmark.gate.report",
     "bootmark.gate.sides",
     "bootmark.bench.versus",
@@ -36,6 +35,7 @@ WITH_EXAMPLES = (
     "bootmark.core.simulate",
     "bootmark.gate.suite",
     "bootmark.gate.config",
+    "bootmark.gate.verdicts",
     "bootmark.core.extras",
     "bootmark.core.sections",
     "bootmark.core.timing",
@@ -44,10 +44,16 @@ WITH_EXAMPLES = (
     "bootmark.core.workspace",
 )
 # Harness modules documented without examples (everything they offer times code).
-# gate.worker is a worker process (tests/test_gate.py runs it); gate.asv_study renders one
+# gate.run and gate.worker start and are worker processes (tests/test_gate.py runs them); gate.asv_study renders one
 # committed receipt (tests/test_gatecheck.py checks RESULTS.md against it); site.build and
 # site.charts build a whole site or draw a chart (tests/test_site.py builds them).
-WITHOUT_EXAMPLES = ("bootmark.gate.worker", "bootmark.gate.asv_study", "bootmark.site.build", "bootmark.site.charts")
+WITHOUT_EXAMPLES = (
+    "bootmark.gate.run",
+    "bootmark.gate.worker",
+    "bootmark.gate.asv_study",
+    "bootmark.site.build",
+    "bootmark.site.charts",
+)
 DOCUMENTED = WITH_EXAMPLES + WITHOUT_EXAMPLES
 
 

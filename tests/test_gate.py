@@ -334,8 +334,8 @@ def test_discovery_follows_asv_conventions(tmp_path):
 
 
 def _verdict(control, status="regression"):
-    from bootmark.gate.run import CellVerdict, GateSettings, GateVerdict, Interval
     from bootmark.gate.sides import Side
+    from bootmark.gate.verdicts import CellVerdict, GateSettings, GateVerdict, Interval
 
     side = Side("baseline", "0" * 40, False, "/tree", sys.executable, (), "/tree", "import path")
     cell = CellVerdict("bench.time_x", "time", status, 1.1, "s", (1.0,) * 5, (1.5,) * 5, Interval(1.5, 1.4, 1.6, "m"))
@@ -343,7 +343,7 @@ def _verdict(control, status="regression"):
 
 
 def test_a_moved_drift_control_turns_a_regression_into_cannot_judge():
-    from bootmark.gate.run import Interval
+    from bootmark.gate.verdicts import Interval
 
     steady, moved = Interval(1.0, 0.97, 1.03, "m"), Interval(1.3, 1.2, 1.4, "m")
     assert _verdict(steady).exit_code == 1  # the negative control: the same cell, a steady control
@@ -366,7 +366,7 @@ def test_a_slower_cell_is_confirmed_by_fresh_workers(monkeypatch, second, third,
     from types import SimpleNamespace
 
     from bootmark.gate import run as gate
-    from bootmark.gate.run import CellVerdict, GateSettings, Interval
+    from bootmark.gate.verdicts import CellVerdict, GateSettings, Interval
 
     scripted = iter([second, third])
     calls = []
@@ -398,13 +398,14 @@ def test_a_budget_stops_the_rounds_and_names_the_undecided_cell(project, monkeyp
     # report must say so and name the cell.
     from bootmark.gate import report as gate_report
     from bootmark.gate import run as gate
+    from bootmark.gate import verdicts
     from bootmark.gate.config import load_config
 
     (project / "README.md").write_text("# demo\n")
     commit(project, "A': no code change")
     monkeypatch.setattr(gate, "_status_of", lambda interval, tolerance: "undecided")
     budget = 3.0
-    settings = gate.GateSettings(max_rounds=100_000, budget_s=budget)
+    settings = verdicts.GateSettings(max_rounds=100_000, budget_s=budget)
     verdict = gate.run_gate(
         load_config(str(project)), "HEAD~1", ["time_other"], settings, say=lambda message: None, show_progress=False
     )
@@ -421,7 +422,7 @@ def test_a_budget_stops_the_rounds_and_names_the_undecided_cell(project, monkeyp
         load_config(str(project)),
         "HEAD~1",
         ["time_other"],
-        gate.GateSettings(),
+        verdicts.GateSettings(),
         say=lambda m: None,
         show_progress=False,
     )

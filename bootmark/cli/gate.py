@@ -20,6 +20,7 @@ def _gate(args):
     from bootmark.gate import config as gate_config
     from bootmark.gate import report as gate_report
     from bootmark.gate import run as gate
+    from bootmark.gate import verdicts
 
     if args.tolerance is not None and not args.tolerance > 1:  # before any git or build work
         raise UsageError(f"--tolerance must be above 1 (an allowed slow-down factor), got {args.tolerance}")
@@ -31,7 +32,7 @@ def _gate(args):
     config = gate_config.load_config(project, args.benchmarks, args.tolerance)
     baseline, why = gate.default_baseline(project) if args.baseline == "auto" else (args.baseline, "--baseline")
     print(f"bootmark gate: baseline {baseline} ({why})", file=sys.stderr)
-    settings = gate.GateSettings(
+    settings = verdicts.GateSettings(
         min_rounds=args.min_rounds, max_rounds=max(args.max_rounds, args.min_rounds), budget_s=args.budget
     )
     folder = None if args.no_receipt else workspace.writable_directory("gate", args.output_dir)

@@ -50,7 +50,7 @@ USER_ERRORS = (
     ("bootmark.reference.errors", "BootmarkError"),
     ("bootmark.bench.compare", "ComparisonError"),
     ("bootmark.bench.versus", "HeadToHeadError"),
-    ("bootmark.gate.run", "GateError"),
+    ("bootmark.gate.verdicts", "GateError"),
     ("bootmark.gate.config", "SuiteError"),
     ("builtins", "OSError"),
 )

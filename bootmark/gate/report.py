@@ -11,7 +11,7 @@ from bootmark.core import provenance, receipts
 from bootmark.core.errors import INCOMPARABLE, REGRESSION
 from bootmark.core.processes import last_line
 from bootmark.gate.config import GateConfig
-from bootmark.gate.run import CellVerdict, GateVerdict
+from bootmark.gate.verdicts import CellVerdict, GateVerdict
 
 __all__ = ["HEADINGS", "receipt_body", "render_markdown", "write_receipt", "write_step_summary"]
 
