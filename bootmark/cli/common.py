@@ -16,6 +16,8 @@ __all__ = ["bench_cells", "check_receipt_folder", "module_docstring", "use_works
 
 
 def bench_cells(profile, filters_text):
+    """The cells of the ``profile`` grid that ``filters_text`` (``--cells``) selects; a
+    UsageError naming what the grid holds when none does."""
     # late: loads the engine (numba), which `--version`, `--help` and `init` must not
     from bootmark.bench import grid as bench
 
@@ -42,6 +44,8 @@ def check_receipt_folder(directory, kind, no_write):
 
 
 def write_receipt(receipt, directory, kind, no_write):
+    """Write ``receipt`` into ``directory`` (default: the workspace's folder for ``kind``)
+    and print its path, or say that ``--no-write`` kept it."""
     if no_write:
         print("(receipt not written: --no-write)")
     else:
