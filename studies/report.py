@@ -385,10 +385,10 @@ def replace_section(text: str, section: str) -> str:
     >>> replace_section("no markers", "new")
     Traceback (most recent call last):
         ...
-    ValueError: README.md has no coverage markers (...)
+    ValueError: the file has no coverage markers (...)
     """
     if BEGIN not in text or END not in text:
-        raise ValueError(f"README.md has no coverage markers ({BEGIN} ... {END})")
+        raise ValueError(f"the file has no coverage markers ({BEGIN} ... {END})")
     head, rest = text.split(BEGIN, 1)
     return head + BEGIN + "\n" + section + "\n" + END + rest.split(END, 1)[1]
 
@@ -435,6 +435,10 @@ def update_readme(readme: str | None = None) -> list[str]:
     section, paths = render_section()
     with open(readme, encoding="utf-8") as stream:
         text = stream.read()
+    try:
+        updated = replace_section(text, section)
+    except ValueError as error:
+        raise ValueError(f"{readme}: {error}") from None
     with open(readme, "w", encoding="utf-8") as stream:
-        stream.write(replace_section(text, section))
+        stream.write(updated)
     return paths

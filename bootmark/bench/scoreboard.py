@@ -285,7 +285,7 @@ def replace_section(text: str, section: str, begin: str = BEGIN, end: str = END)
     >>> replace_section("no markers", "")
     Traceback (most recent call last):
         ...
-    ValueError: README.md must hold exactly one scoreboard section between its markers
+    ValueError: the file must hold exactly one scoreboard section between its markers
     """
     return sections.replace_section(text, section, begin, end)
 
@@ -367,11 +367,5 @@ def update_readme(readme: str | None = None, directory: str | None = None) -> tu
     """
     readme = readme or workspace.find().readme
     paths = newest_receipts(directory)
-    with open(readme) as stream:
-        text = stream.read()
-    updated = replace_section(text, render_section(*paths))
-    temporary = readme + ".partial"
-    with open(temporary, "w") as stream:
-        stream.write(updated)
-    os.replace(temporary, readme)
+    sections.rewrite_section(readme, render_section(*paths), BEGIN, END)
     return paths

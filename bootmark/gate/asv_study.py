@@ -10,11 +10,10 @@ gate's ``--tolerance``.
 
 from __future__ import annotations
 
-import os
 import statistics
 
 from bootmark.core import provenance, receipts, workspace
-from bootmark.core.sections import replace_section
+from bootmark.core.sections import rewrite_section
 
 __all__ = ["BEGIN", "END", "render_table", "seal_study", "update_readme"]
 
@@ -100,9 +99,4 @@ def update_readme(receipt_path: str, readme: str | None = None) -> None:
         The README (default: the workspace's).
     """
     readme = readme or workspace.find().readme
-    with open(readme, encoding="utf-8") as stream:
-        text = stream.read()
-    section = render_table(receipts.load_receipt(receipt_path))
-    with open(readme + ".tmp", "w", encoding="utf-8") as stream:
-        stream.write(replace_section(text, section, BEGIN, END))
-    os.replace(readme + ".tmp", readme)
+    rewrite_section(readme, render_table(receipts.load_receipt(receipt_path)), BEGIN, END)
