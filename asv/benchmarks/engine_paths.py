@@ -11,7 +11,14 @@ import time
 import numpy as np
 
 from bootmark import engine
-from bootmark.bench.grid import METHODS, SCALE_CELLS, arch_path, engine_method, materialize_timed
+
+# The benchmark code comes from the current tree for both sides of a comparison (as in
+# asv), so it must import the bench grid from revisions of either layout: the grid is
+# bootmark.bench.grid since the harness was split into rooms, bootmark.bench before.
+try:
+    from bootmark.bench.grid import METHODS, SCALE_CELLS, arch_path, engine_method, materialize_timed
+except ModuleNotFoundError:  # a revision before the rooms: bootmark.bench is the grid module
+    from bootmark.bench import METHODS, SCALE_CELLS, arch_path, engine_method, materialize_timed
 
 
 class EnginePaths:
