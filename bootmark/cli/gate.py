@@ -29,14 +29,20 @@ def _gate(args):
     if args.min_rounds < 5:
         raise UsageError(f"--min-rounds must be at least 5 (an interval needs paired rounds), got {args.min_rounds}")
     project = _project_root(args.project)
-    config = gate_config.load_config(project, args.benchmarks, args.tolerance)
+    config = gate_config.load_config(project, args.benchmarks, args.tolerance, args.framework, args.python)
     baseline, why = gate.default_baseline(project) if args.baseline == "auto" else (args.baseline, "--baseline")
     print(f"bootmark gate: baseline {baseline} ({why})", file=sys.stderr)
     settings = verdicts.GateSettings(
         min_rounds=args.min_rounds, max_rounds=max(args.max_rounds, args.min_rounds), budget_s=args.budget
     )
     folder = None if args.no_receipt else workspace.writable_directory("gate", args.output_dir)
-    verdict = gate.run_gate(config, baseline, args.bench, settings, show_progress=not args.no_progress)
+    own_files = _keep_out_of_git(folder, project) if folder is not None else None
+    verdict = gate.run_gate(
+        config, baseline, args.bench, settings, show_progress=not args.no_progress, own_files=own_files
+    )
+    for cell in verdict.cells:  # the whole traceback, which the summary cuts to its last line
+        if cell.status == "broken" and cell.note:
+            print(f"bootmark gate: {cell.label} fails on the current side:\n{cell.note.rstrip()}", file=sys.stderr)
     markdown = gate_report.render_markdown(verdict, details=args.format == "markdown")
     if args.format == "json":
         print(json.dumps(gate_report.receipt_body(verdict, config), indent=1, sort_keys=True))
@@ -49,6 +55,25 @@ def _gate(args):
     if summary:
         print(f"bootmark gate: summary appended to {summary} (GITHUB_STEP_SUMMARY)", file=sys.stderr)
     return verdict.exit_code
+
+
+def _keep_out_of_git(folder, project):
+    """The receipt folder relative to the gated checkout, when it lies inside it (None
+    otherwise). A folder that holds no tracked file gets a ``.gitignore`` of ``*`` (which
+    ignores itself too), so the gate's receipts never make the checkout dirty; a folder
+    whose receipts the project commits is left as it is."""
+    absolute = os.path.realpath(folder)
+    if not absolute.startswith(project + os.sep):
+        return None
+    relative = os.path.relpath(absolute, project)
+    tracked = subprocess.run(
+        ["git", "ls-files", "--", relative], cwd=project, capture_output=True, text=True, check=False
+    ).stdout.strip()
+    ignore = os.path.join(absolute, ".gitignore")
+    if not tracked and not os.path.exists(ignore):
+        with open(ignore, "w", encoding="utf-8") as stream:
+            stream.write("# bootmark gate's verdict receipts: kept out of git (delete this file to commit them)\n*\n")
+    return relative
 
 
 def _project_root(given):
@@ -72,8 +97,8 @@ def add_gate(commands):
     """The ``gate`` verb: its arguments and handler."""
     gated = commands.add_parser(
         "gate",
-        help="CI speed gate: a project's asv benchmarks, working tree vs a baseline commit, head to head "
-        "(exit 0 pass, 1 regression, 2 cannot judge)",
+        help="CI speed gate: a project's asv or pytest-benchmark suite, working tree vs a baseline commit, head to "
+        "head (exit 0 pass, 1 regression, 2 cannot judge)",
         description=module_docstring("bootmark.gate.run"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -85,7 +110,21 @@ def add_gate(commands):
     )
     gated.add_argument(
         "--benchmarks",
-        help="the benchmark folder (default: [tool.bootmark.gate] benchmarks, asv.conf.json, benchmarks/)",
+        help="the benchmark folder: an asv suite or pytest-benchmark tests (default: [tool.bootmark.gate] "
+        "benchmarks, else benchmark_dir of asv.conf.json at the root, in benchmarks/ or asv_bench/, else benchmarks/)",
+    )
+    gated.add_argument(
+        "--framework",
+        choices=("asv", "pytest"),
+        help="how the suite is written (default: [tool.bootmark.gate] framework, else told by the folder: pytest "
+        "test files make a pytest-benchmark suite)",
+    )
+    gated.add_argument(
+        "--python",
+        metavar="INTERPRETER",
+        help="the interpreter the benchmarks run on, e.g. .venv/bin/python: the project's environment, which "
+        "needs only the standard library besides the project (default: [tool.bootmark.gate] python, else "
+        "bootmark's own)",
     )
     gated.add_argument("--project", help="the project's git checkout (default: the one holding the current directory)")
     gated.add_argument(
@@ -93,13 +132,17 @@ def add_gate(commands):
         action="append",
         default=[],
         metavar="REGEX",
-        help="gate only cells whose name matches (repeatable; as asv's --bench)",
+        help="gate only cells whose name matches (repeatable; as asv's --bench; pytest node ids for a "
+        "pytest-benchmark suite)",
     )
     gated.add_argument(
         "--tolerance", type=float, help="allowed slow-down factor (default: [tool.bootmark.gate] tolerance, else 1.10)"
     )
     gated.add_argument(
-        "--budget", type=float, metavar="SECONDS", help="stop adding rounds after this long (undecided cells are named)"
+        "--budget",
+        type=float,
+        metavar="SECONDS",
+        help="cap on the whole run's wall time, confirmations included (the cells left undecided are named)",
     )
     gated.add_argument("--min-rounds", type=int, default=10, help="interleaved rounds per time cell (default 10)")
     gated.add_argument("--max-rounds", type=int, default=40, help="rounds an undecided cell may reach (default 40)")

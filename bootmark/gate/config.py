@@ -3,14 +3,23 @@ runs it, read from ``pyproject.toml`` (every key optional)::
 
     [tool.bootmark.gate]
     benchmarks = "benchmarks"          # default: asv.conf.json's benchmark_dir, else benchmarks/
+    framework = "asv"                  # or "pytest" (pytest-benchmark); default: told by the folder
+    python = ".venv/bin/python"        # the interpreter the workers run on (default: bootmark's)
     package = "mypkg"                  # checked to come from each side's tree (default: [project] name)
     paths = ["src"]                    # import roots inside a tree (default: src/ if present, else the root)
     install = "python -m pip install --no-deps --no-build-isolation ."   # build each side instead
     tolerance = 1.10                   # allowed slow-down factor (--tolerance overrides)
-    exclude = ["bench_io.*"]           # benchmarks not gated (fnmatch patterns on asv names)
+    exclude = ["bench_io.*"]           # benchmarks not gated (fnmatch patterns on their names)
 
     [tool.bootmark.gate.tolerances]
     "bench_solver.*" = 1.5             # per benchmark, fnmatch patterns, the first match wins
+
+Where the suite is, when neither ``--benchmarks`` nor ``benchmarks`` names it: the
+``benchmark_dir`` of the first ``asv.conf.json`` found at the root, in ``benchmarks/`` or in
+``asv_bench/`` (the layouts asv's users keep), read relative to that file as asv reads it;
+else a ``benchmarks/`` folder. A folder holding pytest test files (``test_*.py``,
+``*_test.py``, ``conftest.py``) and named by no asv configuration is a pytest-benchmark
+suite; benchmarks are then named by their pytest node ids.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import sys
 from dataclasses import dataclass
 
@@ -31,6 +41,8 @@ else:  # pragma: no cover - Python 3.10
 __all__ = ["DEFAULT_TOLERANCE", "GateConfig", "SuiteError", "load_config"]
 
 DEFAULT_TOLERANCE = 1.10  # asv continuous's default factor, so the two gates ask the same question
+ASV_CONFIG_FOLDERS = ("", "benchmarks", "asv_bench")  # where asv's users keep asv.conf.json
+FRAMEWORKS = ("asv", "pytest")
 
 
 class SuiteError(RuntimeError):
@@ -62,6 +74,12 @@ class GateConfig:
         fnmatch patterns of benchmarks not gated.
     config_file : str or None
         The pyproject.toml read, if any.
+    framework : str
+        ``asv`` or ``pytest`` (a pytest-benchmark suite).
+    python : str or None
+        The interpreter the workers run on (absolute), or None for bootmark's own.
+    found_by : str
+        How the benchmark folder was chosen, for the message that names it.
     """
 
     root: str
@@ -73,6 +91,9 @@ class GateConfig:
     tolerances: tuple[tuple[str, float], ...] = ()
     exclude: tuple[str, ...] = ()
     config_file: str | None = None
+    framework: str = "asv"
+    python: str | None = None
+    found_by: str = "--benchmarks"
 
     def tolerance_for(self, benchmark: str) -> float:
         """The allowed slow-down factor of ``benchmark`` (an asv name): the first matching
@@ -87,18 +108,35 @@ class GateConfig:
 
 
 def _asv_benchmark_dir(root):
-    """asv.conf.json's benchmark_dir (relative to root), or None. asv's file allows //
-    comments, which JSON does not."""
-    path = os.path.join(root, "asv.conf.json")
-    if not os.path.exists(path):
-        return None
-    with open(path, encoding="utf-8") as stream:
-        text = "\n".join(line for line in stream if not line.lstrip().startswith("//"))
-    try:
-        folder = json.loads(text).get("benchmark_dir", "benchmarks")
-    except json.JSONDecodeError as error:
-        raise SuiteError(f"{path} is not valid JSON ({error}); fix it or set [tool.bootmark.gate] benchmarks") from None
-    return os.path.normpath(folder)
+    """The benchmark folder named by the first asv.conf.json in :data:`ASV_CONFIG_FOLDERS`
+    (``benchmark_dir``, default ``benchmarks``, relative to that file, as asv reads it),
+    relative to ``root``, and the file's path relative to ``root``; (None, None) when there
+    is none. asv's file allows // comments, which JSON does not."""
+    for folder in ASV_CONFIG_FOLDERS:
+        path = os.path.join(root, folder, "asv.conf.json")
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as stream:
+            text = "\n".join(line for line in stream if not line.lstrip().startswith("//"))
+        try:
+            benchmark_dir = json.loads(text).get("benchmark_dir", "benchmarks")
+        except json.JSONDecodeError as error:
+            raise SuiteError(
+                f"{path} is not valid JSON ({error}); fix it or set [tool.bootmark.gate] benchmarks"
+            ) from None
+        return os.path.normpath(os.path.join(folder, benchmark_dir)), os.path.relpath(path, root)
+    return None, None
+
+
+def _is_pytest_folder(folder):
+    """Whether ``folder`` holds pytest test files (then it is a pytest-benchmark suite)."""
+    for _, _, files in os.walk(folder):
+        if any(
+            f == "conftest.py" or (f.endswith(".py") and (f.startswith("test_") or f.endswith("_test.py")))
+            for f in files
+        ):
+            return True
+    return False
 
 
 def _factor(value, where):
@@ -115,7 +153,13 @@ def _strings(value, where):
     return tuple(value)
 
 
-def load_config(root: str, benchmarks: str | None = None, tolerance: float | None = None) -> GateConfig:
+def load_config(
+    root: str,
+    benchmarks: str | None = None,
+    tolerance: float | None = None,
+    framework: str | None = None,
+    python: str | None = None,
+) -> GateConfig:
     """The gate configuration of the project at ``root``.
 
     Parameters
@@ -128,6 +172,11 @@ def load_config(root: str, benchmarks: str | None = None, tolerance: float | Non
     tolerance : float, optional
         The default allowed slow-down factor (``--tolerance``); overrides the
         configuration's ``tolerance``.
+    framework : str, optional
+        ``asv`` or ``pytest`` (``--framework``); overrides the configuration and the
+        folder's own evidence.
+    python : str, optional
+        The workers' interpreter (``--python``), a path or a command on ``PATH``.
 
     Returns
     -------
@@ -149,8 +198,8 @@ def load_config(root: str, benchmarks: str | None = None, tolerance: float | Non
     ...         for line in ('[project]', 'name = "my-pkg"', '[tool.bootmark.gate.tolerances]', '"bench_io.*" = 1.5'):
     ...             print(line, file=stream)
     ...     config = load_config(root)
-    >>> config.package, config.benchmark_dir, config.paths, config.install
-    ('my_pkg', 'benchmarks', ('',), None)
+    >>> config.package, config.benchmark_dir, config.paths, config.install, config.framework
+    ('my_pkg', 'benchmarks', ('',), None, 'asv')
     >>> config.tolerance_for("bench_io.time_read"), config.tolerance_for("bench_math.time_add")
     (1.5, 1.1)
     """
@@ -168,21 +217,39 @@ def load_config(root: str, benchmarks: str | None = None, tolerance: float | Non
             raise SuiteError(f"{pyproject}: [tool.bootmark.gate] must be a table")
         project_name = data.get("project", {}).get("name")
         config_file = pyproject
-    known = {"benchmarks", "package", "paths", "install", "tolerance", "tolerances", "exclude"}
+    known = {"benchmarks", "framework", "python", "package", "paths", "install", "tolerance", "tolerances", "exclude"}
     unknown = sorted(set(table) - known)
     if unknown:
         raise SuiteError(
             f"{pyproject}: unknown [tool.bootmark.gate] key(s) {', '.join(unknown)}; known: {sorted(known)}"
         )
-    folder = benchmarks or table.get("benchmarks") or _asv_benchmark_dir(root) or "benchmarks"
+    asv_folder, asv_file = _asv_benchmark_dir(root)
+    if benchmarks:
+        folder, found_by = benchmarks, "--benchmarks"
+    elif table.get("benchmarks"):
+        folder, found_by = table["benchmarks"], "[tool.bootmark.gate] benchmarks"
+    elif asv_folder is not None:
+        folder, found_by = asv_folder, f"benchmark_dir of {asv_file}"
+    else:
+        folder, found_by = "benchmarks", "the default folder"
     absolute = os.path.realpath(os.path.join(root, folder))
     if not absolute.startswith(root + os.sep):
         raise SuiteError(f"the benchmark folder {folder} lies outside the checkout {root}")
     if not os.path.isdir(absolute):
         raise SuiteError(
-            f"no benchmark folder {os.path.relpath(absolute, root)} in {root}; pass --benchmarks DIR, or set "
-            "[tool.bootmark.gate] benchmarks (or benchmark_dir in asv.conf.json)"
+            f"no benchmark folder {os.path.relpath(absolute, root)} ({found_by}) in {root}; pass --benchmarks DIR "
+            "(an asv suite or a folder of pytest-benchmark tests), or set [tool.bootmark.gate] benchmarks (or "
+            "benchmark_dir in asv.conf.json)"
         )
+    framework = framework or table.get("framework")
+    if framework is None:
+        named_by_asv = asv_folder is not None and os.path.realpath(os.path.join(root, asv_folder)) == absolute
+        framework = "pytest" if not named_by_asv and _is_pytest_folder(absolute) else "asv"
+    if framework not in FRAMEWORKS:
+        raise SuiteError(f"framework must be one of {', '.join(FRAMEWORKS)}, got {framework!r}")
+    python = python or table.get("python")
+    if python is not None:
+        python = _interpreter(root, python)
     package = table.get("package") or (re.sub(r"[-.]+", "_", project_name) if project_name else None)
     paths = _strings(table["paths"], "[tool.bootmark.gate] paths") if "paths" in table else None
     if paths is None:
@@ -205,4 +272,22 @@ def load_config(root: str, benchmarks: str | None = None, tolerance: float | Non
         tolerances=tuple((str(p), _factor(f, f"tolerance of {p!r}")) for p, f in tolerances.items()),
         exclude=_strings(table.get("exclude", []), "[tool.bootmark.gate] exclude"),
         config_file=config_file,
+        framework=framework,
+        python=python,
+        found_by=found_by,
     )
+
+
+def _interpreter(root, python):
+    """``python`` (a path, relative to ``root`` when not absolute, or a command on
+    ``PATH``) as an absolute executable."""
+    if not isinstance(python, str) or not python:
+        raise SuiteError(f"python must be an interpreter's path or command, got {python!r}")
+    candidate = os.path.join(root, python) if os.sep in python and not os.path.isabs(python) else python
+    found = candidate if os.sep in candidate else shutil.which(candidate)
+    if not found or not (os.path.isfile(found) and os.access(found, os.X_OK)):
+        raise SuiteError(
+            f"no interpreter {python!r} (python: a path, relative to the checkout, or a command on PATH); "
+            "point it at the project's environment, e.g. .venv/bin/python"
+        )
+    return os.path.abspath(found)

@@ -5,24 +5,27 @@ Actions step summary."""
 from __future__ import annotations
 
 import os
-import statistics
+import platform
+import sys
 
+from bootmark import __version__
 from bootmark.core import provenance, receipts
 from bootmark.core.errors import INCOMPARABLE, REGRESSION
 from bootmark.core.processes import last_line
 from bootmark.gate.config import GateConfig
 from bootmark.gate.verdicts import CellVerdict, GateVerdict
 
-__all__ = ["HEADINGS", "receipt_body", "render_markdown", "write_receipt", "write_step_summary"]
+__all__ = ["HEADINGS", "gate_provenance", "receipt_body", "render_markdown", "write_receipt", "write_step_summary"]
 
-# The sections of the summary, in the order a reviewer needs them.
+# The sections of the summary, in the order a reviewer needs them. Unconfirmed improvements
+# (faster once, not again) have none: they are in the collapsed table of every cell only.
 HEADINGS = (
     ("regression", "Regressions (slower beyond tolerance, seen twice)"),
     ("incomparable", "Slower, but the drift control moved (not judged)"),
     ("broken", "Broken on the current side"),
-    ("improvement", "Improvements"),
+    ("improvement", "Improvements (faster beyond tolerance, seen twice)"),
     ("unconfirmed", "Slower once, not confirmed by the second measurement"),
-    ("undecided", "Undecided (the interval straddles the tolerance)"),
+    ("undecided", "Undecided (the interval straddles the tolerance, or the budget ran out)"),
     ("new", "Not on the baseline (fail there; not compared)"),
     ("skipped", "Skipped by their setup"),
 )
@@ -41,9 +44,10 @@ def _value(amount: float, unit: str) -> str:
 
 def _row(cell: CellVerdict) -> str:
     if cell.ratio is None:
-        return f"| `{cell.label}` | {cell.kind} | | | | x{cell.tolerance:g} | {cell.status} |"
-    before = _value(statistics.median(cell.baseline), cell.unit)
-    after = _value(statistics.median(cell.current), cell.unit)
+        why = f" ({cell.note})" if cell.status == "undecided" and cell.note else ""
+        return f"| `{cell.label}` | {cell.kind} | | | | x{cell.tolerance:g} | {cell.status}{why} |"
+    # both values from one round, the round at the median ratio, so they agree with it
+    before, after = (_value(amount, cell.unit) for amount in cell.median_round())
     ratio = f"{cell.ratio.median:.3f} ({cell.ratio.low:.3f}–{cell.ratio.high:.3f})"
     for word, again in (("again", cell.confirmation), ("third", cell.decider)):
         if again is not None:
@@ -52,7 +56,8 @@ def _row(cell: CellVerdict) -> str:
 
 
 TABLE_HEAD = (
-    "| benchmark | kind | baseline | current | current/baseline (interval) | tolerance | status |\n"
+    "| benchmark | kind | baseline (median round) | current (median round) | current/baseline (interval) "
+    "| tolerance | status |\n"
     "|---|---|---:|---:|---|---:|---|"
 )
 
@@ -89,7 +94,18 @@ def render_markdown(verdict: GateVerdict, details: bool = True) -> str:
             f"({control.low:.3f}–{control.high:.3f}){moved}."
         )
     if verdict.budget_spent:
-        lines.append("The time budget ran out: undecided cells got no more rounds.")
+        undecided = [cell.label for cell in verdict.with_status("undecided")]
+        lines.append(
+            f"The time budget ({verdict.settings.budget_s:g} s) ran out; left undecided: "
+            + (", ".join(f"`{label}`" for label in undecided) or "none")
+            + "."
+        )
+    faster_once = verdict.with_status("unconfirmed-improvement")
+    if faster_once:
+        lines.append(
+            f"{len(faster_once)} cell(s) looked faster once but not when measured again; they are not counted as "
+            "improvements (see all cells)."
+        )
     for status, heading in HEADINGS:
         cells = verdict.with_status(status)
         if not cells:
@@ -97,6 +113,8 @@ def render_markdown(verdict: GateVerdict, details: bool = True) -> str:
         lines += ["", f"### {heading}: {len(cells)}", ""]
         if status in ("broken", "new", "skipped"):
             lines += [f"- `{cell.label}`: {last_line(cell.note)}" for cell in cells]
+        elif status == "undecided" and all(cell.ratio is None for cell in cells):
+            lines += [f"- `{cell.label}`: {cell.note}" for cell in cells]
         else:
             lines += [TABLE_HEAD, *(_row(cell) for cell in cells)]
     if verdict.problems:
@@ -136,6 +154,7 @@ def receipt_body(verdict: GateVerdict, config: GateConfig) -> dict:
     settings = verdict.settings
     return {
         "exit_code": verdict.exit_code,
+        "project": verdict.project.to_json() if verdict.project else None,
         "baseline": _side(verdict.baseline),
         "current": _side(verdict.current),
         "benchmark_dir": config.benchmark_dir,
@@ -174,8 +193,30 @@ def write_receipt(verdict: GateVerdict, config: GateConfig, directory: str) -> s
     str
         The receipt's path.
     """
-    sealed = receipts.seal("gate", provenance.collect(root=config.root), receipt_body(verdict, config))
+    sealed = receipts.seal("gate", gate_provenance(verdict), receipt_body(verdict, config))
     return receipts.write_receipt(sealed, directory)
+
+
+def gate_provenance(verdict: GateVerdict) -> dict:
+    """The provenance of a gate receipt: the machine, the gated project's checkout, the
+    time and command line, and the gate's own versions (bootmark and its Python); the
+    project's own versions are in the body's ``project``, not bootmark's peers.
+
+    Parameters
+    ----------
+    verdict : GateVerdict
+
+    Returns
+    -------
+    dict
+    """
+    return {
+        "machine": provenance.machine(),
+        "versions": {"python": platform.python_version(), "bootmark": __version__},
+        "source": {"git_sha": verdict.current.revision, "dirty": verdict.current.dirty},
+        "started_utc": provenance.utc_now(),
+        "command_line": [os.path.basename(sys.argv[0]), *sys.argv[1:]],
+    }
 
 
 def write_step_summary(markdown: str) -> str | None:

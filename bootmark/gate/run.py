@@ -41,6 +41,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
@@ -53,11 +54,12 @@ from bootmark.core.processes import last_line
 from bootmark.gate.config import GateConfig, SuiteError
 from bootmark.gate.sides import BASELINE, CURRENT, Side, SideError, prepare_sides
 from bootmark.gate.suite import Cell, Suite, SuiteWorker, WorkerFailure, select_cells
-from bootmark.gate.verdicts import CellVerdict, GateError, GateSettings, GateVerdict, Interval
+from bootmark.gate.verdicts import CellVerdict, GateError, GateSettings, GateVerdict, Interval, ProjectRecord
 
 __all__ = ["default_baseline", "run_gate"]
 
 SIDES = (BASELINE, CURRENT)
+MIN_ROUNDS = 5  # fewer paired rounds give no interval worth a verdict
 
 
 def _status_of(interval: Interval, tolerance: float) -> str:
@@ -71,18 +73,33 @@ def _status_of(interval: Interval, tolerance: float) -> str:
 
 
 class _Pair:
-    """The two sides' long-lived workers; restarted after one fails."""
+    """The two sides' long-lived workers, loading only the ``select``ed modules (asv) or
+    node ids (pytest); restarted after one fails."""
 
-    def __init__(self, sides: dict[str, Side], config: GateConfig):
-        self.sides, self.config = sides, config
+    def __init__(self, sides: dict[str, Side], config: GateConfig, select: Sequence[str] | None, pycache: str):
+        self.sides, self.config, self.select, self.pycache = sides, config, select, pycache
         self.benchmark_dir = f"{config.root}/{config.benchmark_dir}"
         self.workers: dict[str, SuiteWorker] = {}
+
+    def worker(self, label: str, select: Sequence[str] | None = None) -> SuiteWorker:
+        """A new worker for side ``label`` (loading ``select``, default the pair's)."""
+        side = self.sides[label]
+        return SuiteWorker(
+            side.python,
+            side.paths,
+            self.benchmark_dir,
+            self.config.package,
+            label,
+            framework=self.config.framework,
+            select=self.select if select is None else select,
+            root=self.config.root,
+            pycache=os.path.join(self.pycache, label),
+        )
 
     def start(self) -> dict[str, Suite]:
         self.close()
         for label in SIDES:
-            side = self.sides[label]
-            self.workers[label] = SuiteWorker(side.python, side.paths, self.benchmark_dir, self.config.package, label)
+            self.workers[label] = self.worker(label)
         return {label: worker.suite for label, worker in self.workers.items()}
 
     def close(self) -> None:
@@ -103,9 +120,21 @@ class _Samples:
 class _Measurement:
     """Runs the cells of one measurement (the first, or the confirmation) on one pair."""
 
-    def __init__(self, pair: _Pair, settings: GateSettings, control: dict[str, list[float]], tick: Callable):
+    def __init__(
+        self,
+        pair: _Pair,
+        settings: GateSettings,
+        control: dict[str, list[float]],
+        tick: Callable,
+        deadline: float | None = None,
+    ):
         self.pair, self.settings, self.control, self.tick = pair, settings, control, tick
+        self.deadline = deadline
         self.failed: dict[str, tuple[str, str]] = {}  # label -> (status, note)
+
+    def out_of_time(self) -> bool:
+        """Whether the budget's deadline has passed."""
+        return self.deadline is not None and time.monotonic() > self.deadline
 
     def _prepare(self, cell: Cell) -> bool:
         """Set ``cell`` up on both sides; False (with the reason recorded) if it cannot run."""
@@ -164,6 +193,8 @@ class _Measurement:
                 self._sample(label, cell, "time", samples.number)
         start = len(samples.current)
         for index in range(start, start + rounds):
+            if self.out_of_time():
+                return
             self._round(cell, index, samples)
 
     def values(self, cell: Cell, pairs: int) -> tuple[list[float], list[float]]:
@@ -175,6 +206,8 @@ class _Measurement:
                 return [], []
             self._probe(cell, "track")
         for index in range(pairs):
+            if self.out_of_time():
+                break
             for label in SIDES if index % 2 == 0 else SIDES[::-1]:
                 sample = (
                     self._peakmem(label, cell)
@@ -186,8 +219,7 @@ class _Measurement:
         return values[BASELINE], values[CURRENT]
 
     def _peakmem(self, label, cell):
-        side, config = self.pair.sides[label], self.pair.config
-        with SuiteWorker(side.python, side.paths, self.pair.benchmark_dir, config.package, label) as worker:
+        with self.pair.worker(label, [cell.benchmark.module]) as worker:
             reply = worker.request("prepare", cell.benchmark.timeout + 60, name=cell.benchmark.name, index=cell.index)
             if "skip" in reply:
                 raise _BenchmarkFailed(label, reply["skip"], skipped=True)
@@ -215,30 +247,48 @@ def _range_interval(baseline: Sequence[float], current: Sequence[float]) -> Inte
     )
 
 
-def _confirm(cells, verdicts, pair, config, settings, control, progress, say) -> None:
-    """Measure the ``slower`` cells of ``verdicts`` again with fresh workers, in place:
-    ``regression`` when the second measurement is slower too, or when it is undecided and
-    a third one is slower; ``unconfirmed`` otherwise."""
-    slower = [cell for cell in cells if verdicts[cell.label].status == "slower"]
-    if slower:
-        say(f"{len(slower)} cell(s) slower beyond tolerance; measuring them again with fresh workers")
+BUDGET_NOTE = "the time budget ran out before it was decided"
+
+
+def _confirm(cells, verdicts, pair, config, settings, control, deadline, progress, say) -> None:
+    """Measure the ``slower`` and ``improvement`` cells of ``verdicts`` again with fresh
+    workers, in place. A slower cell becomes a ``regression`` when the second measurement
+    is slower too, or when it is undecided and a third one is slower; ``unconfirmed``
+    otherwise. An improvement stays one only when the second measurement is faster too;
+    otherwise it is an ``unconfirmed-improvement``, kept out of the summary's sections.
+    Cells the budget leaves unconfirmed become ``undecided``, named as such."""
+    slower = [cell for cell in cells if verdicts[cell.label].status in ("slower", "improvement")]
     for attempt in (2, 3):
         if not slower:
             return
-        if attempt == 3:
-            say(f"{len(slower)} cell(s) inconclusive the second time; a third pair of fresh workers decides")
+        if deadline is not None and time.monotonic() > deadline:
+            for cell in slower:
+                first = verdicts[cell.label]
+                verdicts[cell.label] = replace(
+                    first, status="undecided", note=f"{first.status} once; {BUDGET_NOTE} by a second measurement"
+                )
+            return
+        say(
+            f"{len(slower)} cell(s) {'beyond the tolerance' if attempt == 2 else 'inconclusive the second time'}; "
+            f"measuring them again with fresh workers"
+        )
         pair.start()
         progress.total += settings.min_rounds * len(slower)
-        again, _ = _measure(slower, pair, config, settings, control, None, progress)
+        again, _ = _measure(slower, pair, config, settings, control, deadline, progress)
         undecided = []
         for cell in slower:
-            second = again[cell.label]  # the second measurement, or the third
-            if second.status == "undecided" and attempt == 2:
-                undecided.append(cell)
+            first, second = verdicts[cell.label], again[cell.label]  # second: the second measurement, or the third
             measured = {"confirmation": second.ratio} if attempt == 2 else {"decider": second.ratio}
-            verdicts[cell.label] = replace(
-                verdicts[cell.label], status="regression" if second.status == "slower" else "unconfirmed", **measured
-            )
+            if second.note == BUDGET_NOTE:
+                status, note = "undecided", f"{first.status} once; {BUDGET_NOTE} by a second measurement"
+            elif first.status == "improvement":
+                status, note = ("improvement" if second.status == "improvement" else "unconfirmed-improvement"), ""
+            elif second.status == "undecided" and attempt == 2:
+                undecided.append(cell)
+                status, note = first.status, ""
+            else:
+                status, note = ("regression" if second.status == "slower" else "unconfirmed"), ""
+            verdicts[cell.label] = replace(first, status=status, note=note, **measured)
         slower = undecided
 
 
@@ -258,7 +308,7 @@ def _measure(
 ) -> tuple[dict[str, CellVerdict], bool]:
     """One measurement of ``cells``: a verdict per cell (status ``slower`` not yet
     confirmed) and whether the budget stopped rounds from being added."""
-    measurement = _Measurement(pair, settings, control, lambda: progress.update(1))
+    measurement = _Measurement(pair, settings, control, lambda: progress.update(1), deadline)
     samples: dict[str, _Samples] = {}
     values: dict[str, tuple[list[float], list[float]]] = {}
     budget_spent = False
@@ -279,6 +329,9 @@ def _measure(
 
     for cell in cells:
         progress.set_postfix_str(cell.label[-40:], refresh=False)
+        if measurement.out_of_time():
+            budget_spent = True
+            break
         if cell.benchmark.kind == "time":
             samples[cell.label] = _Samples()
             guarded(cell, lambda cell=cell: measurement.time_rounds(cell, samples[cell.label], settings.min_rounds))
@@ -296,14 +349,15 @@ def _measure(
             for cell in cells
             if cell.benchmark.kind == "time"
             and cell.label not in measurement.failed
+            and len(samples.get(cell.label, _Samples()).current) >= MIN_ROUNDS
             and len(samples[cell.label].current) < settings.max_rounds
             and _status_of(_block_interval(samples[cell.label]), config.tolerance_for(cell.benchmark.name))
             == "undecided"
         ]
 
-    pending = undecided()
+    pending = [] if budget_spent else undecided()
     while pending:
-        if deadline is not None and time.monotonic() > deadline:
+        if measurement.out_of_time():
             budget_spent = True
             break
         progress.total += len(pending) * settings.batch
@@ -320,6 +374,11 @@ def _measure(
         if cell.label in measurement.failed:
             status, note = measurement.failed[cell.label]
             verdicts[cell.label] = CellVerdict(status=status, note=note, **common)
+        elif len((samples.get(cell.label) or _Samples()).current or values.get(cell.label, ((), ()))[1]) < (
+            MIN_ROUNDS if cell.benchmark.kind == "time" else 1
+        ):
+            budget_spent = True
+            verdicts[cell.label] = CellVerdict(status="undecided", note=BUDGET_NOTE, **common)
         elif cell.benchmark.kind == "time":
             taken = samples[cell.label]
             interval = _block_interval(taken)
@@ -345,13 +404,36 @@ def _measure(
     return verdicts, budget_spent
 
 
-def _suite_problems(suites: dict[str, Suite], sides: dict[str, Side], config: GateConfig) -> tuple[list, list]:
+def _folder_hint(config: GateConfig) -> str:
+    return (
+        f"(the suite was read from {config.benchmark_dir}, the {config.found_by}; if that is not the benchmark folder, "
+        "name it with --benchmarks DIR or [tool.bootmark.gate] benchmarks)"
+    )
+
+
+def _discovery_problems(suite: Suite, config: GateConfig, patterns: Sequence[str]) -> tuple[list, list]:
+    """What the discovery worker found wrong: a module that fails to import stops the gate
+    only when the whole suite is gated (with ``--bench``, it only warns: its benchmarks
+    cannot have been selected)."""
     problems, warnings = [], []
-    current = suites[CURRENT]
-    for module, error in current.import_errors.items():
+    for module, error in suite.import_errors.items():
+        message = f"benchmark module {module} fails to import on the current side: {last_line(error)} "
+        (warnings if patterns else problems).append(message + _folder_hint(config))
+    for item in suite.ignored:
+        warnings.append(f"{item['benchmark']} is not gated: {item['why']}")
+    return problems, warnings
+
+
+def _side_problems(suites, sides, config, cells, patterns) -> tuple[list, list]:
+    """What the pair's workers found wrong: a selected module that fails to import on the
+    current side, an unsupported feature in a benchmark not excluded (when the whole suite
+    is gated, or in a gated benchmark), a package imported from elsewhere (refused)."""
+    problems, warnings = [], []
+    gated = {cell.benchmark.name for cell in cells}
+    for module, error in suites[CURRENT].import_errors.items():
         problems.append(f"benchmark module {module} fails to import on the current side: {last_line(error)}")
-    for item in current.unsupported:
-        if not config.excluded(item["benchmark"]):
+    for item in suites[CURRENT].unsupported:
+        if not config.excluded(item["benchmark"]) and (not patterns or item["benchmark"] in gated):
             problems.append(
                 f"{item['benchmark']} uses an asv feature bootmark gate does not run ({item['feature']}: "
                 f'{item["why"]}); exclude it with [tool.bootmark.gate] exclude = ["{item["benchmark"]}"]'
@@ -403,7 +485,9 @@ def default_baseline(root: str) -> tuple[str, str]:
         sha = source.get("git_sha")
         if sha and source.get("dirty") is False and git("merge-base", "--is-ancestor", sha, "HEAD").returncode == 0:
             return sha, f"the commit of the newest committed quick receipt, {os.path.basename(path)}"
-    return "HEAD~1", "the parent commit: no committed quick bench receipt names an ancestor of HEAD"
+    if path is not None:
+        return "HEAD~1", "the parent commit: no committed quick bench receipt names an ancestor of HEAD"
+    return "HEAD~1", "the parent commit (--baseline auto); in a pull request, pass --baseline origin/main"
 
 
 def run_gate(
@@ -413,6 +497,7 @@ def run_gate(
     settings: GateSettings | None = None,
     say: Callable[[str], None] | None = None,
     show_progress: bool = True,
+    own_files: str | None = None,
 ) -> GateVerdict:
     """Gate the working tree of ``config.root`` against commit ``baseline``.
 
@@ -431,6 +516,9 @@ def run_gate(
         Where one-line progress messages go (default: stderr).
     show_progress : bool, optional
         Show a progress bar on stderr.
+    own_files : str, optional
+        The folder of the checkout (relative) where the gate's receipts go; new files
+        there do not make the working tree count as changed.
 
     Returns
     -------
@@ -440,7 +528,8 @@ def run_gate(
     Raises
     ------
     GateError
-        Nothing can be judged: no baseline, a suite that does not import, no cells.
+        Nothing can be judged: no baseline (or the unchanged current commit), a suite that
+        does not import, no cells.
     """
     settings = settings or GateSettings()
     say = say or (lambda message: print(f"bootmark gate: {message}", file=sys.stderr))
@@ -448,26 +537,45 @@ def run_gate(
     deadline = started + settings.budget_s if settings.budget_s is not None else None
     with ExitStack() as stack:
         try:
-            baseline_side, current_side = prepare_sides(config, baseline, stack, say)
+            baseline_side, current_side = prepare_sides(config, baseline, stack, say, own_files)
         except (SideError, SuiteError) as error:
             raise GateError(str(error)) from None
         sides = {BASELINE: baseline_side, CURRENT: current_side}
-        pair = _Pair(sides, config)
+        pycache = stack.enter_context(tempfile.TemporaryDirectory(prefix="bootmark-gate-pycache-"))
+        say(f"benchmarks: {config.benchmark_dir} ({config.framework} suite; {config.found_by})")
+        discovery = _Pair(sides, config, None, pycache)
+        try:
+            with discovery.worker(CURRENT) as worker:  # the whole suite, once
+                found = worker.suite
+        except WorkerFailure as error:
+            raise GateError(f"the benchmark suite cannot be loaded: {error}") from None
+        problems, warnings = _discovery_problems(found, config, patterns)
+        cells = select_cells(found.benchmarks, patterns, config)
+        if not cells:
+            imports = "".join(
+                f"; {module} fails to import: {last_line(error)}" for module, error in found.import_errors.items()
+            )
+            raise GateError(
+                f"no benchmark to gate in {config.benchmark_dir}"
+                + (f" matching {', '.join(patterns)}" if patterns else "")
+                + (
+                    " (asv names: time_*, peakmem_*, track_* functions and methods"
+                    if config.framework == "asv"
+                    else " (pytest tests that use the benchmark fixture"
+                )
+                + f"){imports} {_folder_hint(config)}"
+            )
+        pair = _Pair(sides, config, sorted({cell.benchmark.module for cell in cells}), pycache)
         stack.callback(pair.close)
         try:
             suites = pair.start()
         except WorkerFailure as error:
             raise GateError(f"the benchmark suite cannot be loaded: {error}") from None
-        problems, warnings = _suite_problems(suites, sides, config)
+        more_problems, more_warnings = _side_problems(suites, sides, config, cells, patterns)
+        problems += more_problems
+        warnings += more_warnings
         if current_side.dirty:
             warnings.append("the working tree has uncommitted changes: the current side is the tree as it is")
-        cells = select_cells(suites[CURRENT].benchmarks, patterns, config)
-        if not cells:
-            raise GateError(
-                f"no benchmark to gate in {config.benchmark_dir}"
-                + (f" matching {', '.join(patterns)}" if patterns else "")
-                + " (asv names: time_*, peakmem_*, track_* functions and methods)"
-            )
         say(
             f"{len(cells)} cells; baseline {baseline_side.revision[:10]} ({baseline_side.how}), current "
             f"{(current_side.revision or 'working tree')[:10]}{' (dirty)' if current_side.dirty else ''}"
@@ -483,7 +591,8 @@ def run_gate(
         )
         with tqdm(total=steps, desc="gate", unit="round", file=sys.stderr, disable=not show_progress) as progress:
             verdicts, budget_spent = _measure(cells, pair, config, settings, control, deadline, progress)
-            _confirm(cells, verdicts, pair, config, settings, control, progress, say)
+            _confirm(cells, verdicts, pair, config, settings, control, deadline, progress, say)
+        budget_spent = budget_spent or any(BUDGET_NOTE in verdicts[cell.label].note for cell in cells)
         control_interval = None
         if len(control[CURRENT]) >= 3:
             ratio = timing.median_ratio(control[CURRENT], control[BASELINE])
@@ -498,6 +607,7 @@ def run_gate(
             settings=settings,
             wall_seconds=time.monotonic() - started,
             budget_spent=budget_spent,
+            project=ProjectRecord.of(config, current_side, suites[CURRENT]),
         )
         if verdict.control_moved:
             cells_now = tuple(

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import os
 import shutil
 import site
@@ -165,8 +166,24 @@ def _environment_python(environment):
     return os.path.join(environment, "Scripts" if os.name == "nt" else "bin", "python")
 
 
-def _inherited_site_packages():
-    return [path for path in site.getsitepackages() if os.path.isdir(path)]
+def _inherited_site_packages(python=None):
+    """The package folders of ``python`` (default this interpreter), which an environment
+    built for a side sees behind its own."""
+    if python is None or os.path.realpath(python) == os.path.realpath(sys.executable):
+        return [path for path in site.getsitepackages() if os.path.isdir(path)]
+    listed = subprocess.run(
+        [python, "-c", "import site, json; print(json.dumps(site.getsitepackages()))"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if listed.returncode != 0:
+        raise SideError(f"{python} cannot list its site-packages: {listed.stderr.strip()[-500:]}")
+    return [path for path in json.loads(listed.stdout) if os.path.isdir(path)]
+
+
+def _base_python(config):
+    return config.python or sys.executable
 
 
 def _environment_key(config):
@@ -175,7 +192,7 @@ def _environment_key(config):
     virtual environments hold different packages, so a baseline built against one must not
     be reused from the other, nor from the same folder after its packages changed), and the
     install command."""
-    folders = _inherited_site_packages()
+    folders = _inherited_site_packages(config.python)
     # what is installed there: distributions (.dist-info, and the older .egg-info and
     # .egg-link) and path hooks (.pth, which editable installs use), by name and version
     installed = sorted(
@@ -184,7 +201,10 @@ def _environment_key(config):
         for name in os.listdir(folder)
         if name.endswith((".dist-info", ".egg-info", ".egg-link", ".pth"))
     )
-    identity = "\n".join([os.path.realpath(sys.prefix), *folders, *installed, " ".join(config.install)])
+    # the environment's own folder, not the interpreter's resolved path: two virtual
+    # environments' pythons are often links to one interpreter
+    owner = os.path.realpath(sys.prefix) if config.python is None else os.path.abspath(config.python)
+    identity = "\n".join([owner, *folders, *installed, " ".join(config.install)])
     return hashlib.sha256(identity.encode()).hexdigest()[:8]
 
 
@@ -194,7 +214,7 @@ def _build(config, tree, environment, log):
     shutil.rmtree(environment, ignore_errors=True)
     # Without its own pip and setuptools: this interpreter's (inherited below) build the
     # project, so a build needs no network and sees the same build tools on both sides.
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", environment], check=True, capture_output=True)
+    subprocess.run([_base_python(config), "-m", "venv", "--without-pip", environment], check=True, capture_output=True)
     python = _environment_python(environment)
     # A bare `pip` in the install command must install into this environment, not fall
     # through PATH to another one's pip.
@@ -208,7 +228,7 @@ def _build(config, tree, environment, log):
         text=True,
         check=True,
     ).stdout.strip()
-    inherited = _inherited_site_packages()
+    inherited = _inherited_site_packages(config.python)
     with open(os.path.join(purelib, "_bootmark_inherited.pth"), "w", encoding="utf-8") as stream:
         # addsitedir, not a bare path: the inherited folders' own .pth files must run too
         stream.write("".join(f"import site; site.addsitedir({path!r})\n" for path in inherited))
@@ -229,11 +249,26 @@ def _build(config, tree, environment, log):
     return python
 
 
+def _python_tag(python):
+    """``pyXY`` for the interpreter ``python``."""
+    if os.path.realpath(python) == os.path.realpath(sys.executable):
+        return f"py{sys.version_info.major}{sys.version_info.minor}"
+    found = subprocess.run(
+        [python, "-c", "import sys; print(f'py{sys.version_info.major}{sys.version_info.minor}')"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if found.returncode != 0:
+        raise SideError(f"the interpreter {python} does not run: {found.stderr.strip()[-500:]}")
+    return found.stdout.strip()
+
+
 def _side(config, label, revision, dirty, tree, stack, cache, say):
     if config.install is None:
         paths = tuple(os.path.normpath(os.path.join(tree, path)) for path in config.paths)
-        return Side(label, revision, dirty, tree, sys.executable, paths, tree, "import path")
-    version = f"py{sys.version_info.major}{sys.version_info.minor}"
+        return Side(label, revision, dirty, tree, _base_python(config), paths, tree, "import path")
+    version = _python_tag(_base_python(config))
     if revision is not None and not dirty:
         environment = os.path.join(
             cache, f"{config.package or 'project'}-{revision[:12]}-{version}-{_environment_key(config)}"
@@ -252,7 +287,11 @@ def _side(config, label, revision, dirty, tree, stack, cache, say):
 
 
 def prepare_sides(
-    config: GateConfig, baseline: str, stack: ExitStack, say: Callable[[str], None] = lambda message: None
+    config: GateConfig,
+    baseline: str,
+    stack: ExitStack,
+    say: Callable[[str], None] = lambda message: None,
+    own_files: str | None = None,
 ) -> tuple[Side, Side]:
     """The baseline (commit ``baseline``) and current (working tree) sides; temporary
     folders are closed by ``stack``.
@@ -266,6 +305,9 @@ def prepare_sides(
         Owns the temporary trees and environments.
     say : callable, optional
         Progress messages (one line each).
+    own_files : str, optional
+        A folder of the checkout (relative) where the gate writes its own files; new
+        files there are not a change of the code.
 
     Returns
     -------
@@ -275,13 +317,27 @@ def prepare_sides(
     Raises
     ------
     SideError
-        No git, an unknown baseline, or a failed install.
+        No git, an unknown baseline, a baseline that is the unchanged current commit, or a
+        failed install.
     """
     sha = resolve_revision(config.root, baseline)
     head = _git(config.root, "rev-parse", "--verify", "--quiet", "HEAD").stdout.strip() or None
-    status = _git(config.root, "status", "--porcelain", "--untracked-files=normal").stdout.splitlines()
-    # the gate's own verdict receipts are not a change of the code
-    dirty = any(not (line.startswith("?? ") and "receipts/gate/" in line + "/") for line in status if line.strip())
+    status = _git(config.root, "status", "--porcelain", "--untracked-files=all").stdout.splitlines()
+    mine = None if own_files is None else own_files.rstrip("/") + "/"
+    dirty = any(not (mine and line.startswith("?? ") and line[3:].startswith(mine)) for line in status if line.strip())
+    if sha == head and not dirty:
+        shallow = _git(config.root, "rev-parse", "--is-shallow-repository").stdout.strip() == "true"
+        raise SideError(
+            f"the baseline {baseline!r} is the current commit {sha[:10]} and the working tree is unchanged, so "
+            "there is nothing to compare; name the commit to compare against (e.g. --baseline origin/main in a "
+            "pull request, --baseline HEAD~1 on a branch)"
+            + (
+                ". This clone is shallow: fetch the history first (`git fetch --unshallow`, or actions/checkout "
+                "with fetch-depth: 0) and fetch the base branch (`git fetch origin main`)"
+                if shallow
+                else ""
+            )
+        )
     exported = stack.enter_context(tempfile.TemporaryDirectory(prefix="bootmark-gate-baseline-"))
     _export(config.root, sha, exported)
     current_tree = config.root

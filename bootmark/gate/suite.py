@@ -11,15 +11,9 @@ import itertools
 import json
 import os
 import re
-import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-
-if sys.version_info >= (3, 11):
-    pass
-else:  # pragma: no cover - Python 3.10
-    pass
 
 from bootmark.core.processes import LineProcess
 from bootmark.gate.config import GateConfig
@@ -48,7 +42,10 @@ class Benchmark:
     Attributes
     ----------
     name : str
-        Its asv name (``module.Class.method``).
+        Its asv name (``module.Class.method``) or pytest node id.
+    module : str
+        What a worker loads for it: the asv module (dotted, relative to the benchmark
+        folder) or the pytest node id.
     kind : str
         ``time``, ``peakmem`` or ``track``.
     param_names : tuple of str
@@ -69,6 +66,7 @@ class Benchmark:
     number: int | None
     timeout: float
     unit: str | None = None
+    module: str = ""
 
     @classmethod
     def from_json(cls, data: Mapping) -> Benchmark:
@@ -82,6 +80,7 @@ class Benchmark:
             number=int(number) if isinstance(number, (int, float)) and number >= 1 else None,
             timeout=float(data["timeout"]),
             unit=data.get("unit") if isinstance(data.get("unit"), str) else None,
+            module=data.get("module") or data["name"],
         )
 
     def cells(self) -> list[Cell]:
@@ -127,6 +126,10 @@ class Suite:
         Why the package could not be imported, if it could not.
     python : str
         The worker's Python version.
+    distributions : Mapping[str, str]
+        Distribution to version, for what the project and its suite loaded.
+    ignored : tuple of Mapping
+        ``{"benchmark", "why"}`` per test that looks like a benchmark but is not run.
     """
 
     benchmarks: tuple[Benchmark, ...]
@@ -135,6 +138,8 @@ class Suite:
     package_file: str | None
     package_error: str | None
     python: str
+    distributions: Mapping[str, str] = None
+    ignored: tuple[Mapping[str, str], ...] = ()
 
     @classmethod
     def from_json(cls, data: Mapping) -> Suite:
@@ -147,6 +152,8 @@ class Suite:
             package_file=data.get("package_file"),
             package_error=problems.get("package_error"),
             python=data["python"],
+            distributions=dict(data.get("distributions") or {}),
+            ignored=tuple(problems.get("ignored", ())),
         )
 
 
@@ -165,21 +172,48 @@ class SuiteWorker:
         The package whose origin it reports.
     label : str
         How errors name it (``baseline`` or ``current``).
-    environment : Mapping, optional
-        Its environment variables (default: this process's).
+    framework : str, optional
+        ``asv`` or ``pytest``.
+    select : sequence of str, optional
+        The modules (asv) or node ids (pytest) it loads; None loads the whole suite.
+    root : str, optional
+        The project's checkout (pytest's rootdir).
+    pycache : str, optional
+        Where its bytecode caches go (``PYTHONPYCACHEPREFIX``), so importing the
+        project's code writes nothing into the checkout.
     """
 
-    def __init__(self, python, paths, benchmark_dir, package, label, environment=None):
-        config = {"paths": list(paths), "benchmark_dir": benchmark_dir, "package": package}
+    def __init__(
+        self,
+        python,
+        paths,
+        benchmark_dir,
+        package,
+        label,
+        framework="asv",
+        select=None,
+        root=None,
+        pycache=None,
+    ):
+        config = {
+            "paths": list(paths),
+            "benchmark_dir": benchmark_dir,
+            "package": package,
+            "framework": framework,
+            "select": list(select) if select is not None else None,
+            "root": root or os.path.dirname(benchmark_dir),
+        }
         self.label = label
         self.log = tempfile.TemporaryFile("w+")
         self.scratch = tempfile.TemporaryDirectory(prefix="bootmark-gate-worker-")
+        environment = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")
+        environment["PYTHONPYCACHEPREFIX"] = pycache or os.path.join(self.scratch.name, "pycache")
         self.child = LineProcess(
             [python, WORKER_SCRIPT, json.dumps(config)],
             f"the {label} worker",
             self.log,
             WorkerFailure,
-            dict(environment if environment is not None else os.environ, OMP_WAIT_POLICY="PASSIVE"),
+            environment,
             cwd=self.scratch.name,  # the benchmarks' stray files land in a folder that is deleted
         )
         self.suite = Suite.from_json(json.loads(self.child.read(START_TIMEOUT_S)))

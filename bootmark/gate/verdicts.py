@@ -5,12 +5,21 @@ cell's verdict and the whole gate's, with the exit code that follows from them (
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 from bootmark.core.errors import INCOMPARABLE, PASS, REGRESSION
 from bootmark.gate.sides import Side
 
-__all__ = ["CellVerdict", "GateError", "GateSettings", "GateVerdict", "Interval"]
+__all__ = ["CellVerdict", "GateError", "GateSettings", "GateVerdict", "Interval", "ProjectRecord"]
 
 
 class GateError(RuntimeError):
@@ -105,25 +114,26 @@ class CellVerdict:
         ``time``, ``peakmem`` or ``track``.
     status : str
         ``regression`` (slower, confirmed), ``unconfirmed`` (slower once, not again),
-        ``improvement``, ``same`` (decided, within tolerance), ``undecided`` (the interval
-        straddles the tolerance), ``incomparable`` (slower, but the control moved),
-        ``broken`` (fails on the current side), ``new`` (fails on the baseline only),
+        ``improvement`` (faster beyond tolerance, seen twice), ``unconfirmed-improvement``
+        (faster once, not again), ``same`` (decided, within tolerance), ``undecided`` (the
+        interval straddles the tolerance, or the budget ran out first), ``incomparable``
+        (slower, but the control moved), ``broken`` (fails on the current side), ``new`` (fails on the baseline only),
         ``skipped`` (setup raised NotImplementedError).
     tolerance : float
     unit : str
         ``s`` (seconds per call), ``bytes`` or the track's unit.
     baseline, current : tuple of float
-        Each side's samples, in ``unit``.
+        Each side's samples, in ``unit``, paired by round.
     ratio : Interval or None
         current / baseline.
     confirmation : Interval or None
-        The second measurement of a slower cell.
+        The second measurement of a slower or faster cell.
     decider : Interval or None
         The third measurement, taken when the second was undecided.
     number : int or None
         Calls per timed sample.
     note : str
-        Why, for broken, new and skipped cells (the error's last line).
+        Why, for broken, new, skipped and budget-cut cells (a failure's whole traceback).
     """
 
     label: str
@@ -138,6 +148,24 @@ class CellVerdict:
     decider: Interval | None = None
     number: int | None = None
     note: str = ""
+
+    def median_round(self) -> tuple[float, float] | None:
+        """The baseline and current samples of the round whose ratio is the median (the
+        lower one of an even count): the two values a table shows beside the ratio, so
+        that they agree with it. None without samples.
+
+        Examples
+        --------
+        >>> from bootmark.gate.verdicts import CellVerdict
+        >>> cell = CellVerdict("b", "time", "same", 1.1, "s", baseline=(2.0, 4.0, 1.0), current=(2.2, 3.0, 1.0))
+        >>> cell.median_round()
+        (1.0, 1.0)
+        """
+        pairs = [(before, after) for before, after in zip(self.baseline, self.current, strict=True) if before > 0]
+        if not pairs:
+            return None
+        ordered = sorted(pairs, key=lambda pair: pair[1] / pair[0])
+        return ordered[(len(ordered) - 1) // 2]
 
     def to_json(self) -> dict:
         """The receipt's form."""
@@ -158,6 +186,79 @@ class CellVerdict:
 
 
 @dataclass(frozen=True)
+class ProjectRecord:
+    """The gated project, for the receipt: what was measured, not what measured it.
+
+    Attributes
+    ----------
+    name : str or None
+        The ``[project] name`` of its pyproject.toml (else the checkout folder's name).
+    version : str or None
+        Its installed or declared version, when known.
+    commit : str or None
+        The current side's commit.
+    dirty : bool
+    framework : str
+        ``asv`` or ``pytest``.
+    python : str
+        The Python version of the workers.
+    distributions : Mapping[str, str]
+        The versions of what the current side's worker loaded (the suite's imports).
+    """
+
+    name: str | None
+    version: str | None
+    commit: str | None
+    dirty: bool
+    framework: str
+    python: str
+    distributions: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, config, side: Side, suite) -> ProjectRecord:
+        """The record of ``config``'s project, gated on ``side`` whose worker found ``suite``."""
+        name, version = _declared(config.config_file)
+        name = name or os.path.basename(config.root)
+        distributions = dict(suite.distributions or {})
+        installed = next((distributions[key] for key in distributions if _normal(key) == _normal(name)), None)
+        return cls(
+            name=name,
+            version=installed or version,
+            commit=side.revision,
+            dirty=side.dirty,
+            framework=config.framework,
+            python=suite.python,
+            distributions=distributions,
+        )
+
+    def to_json(self) -> dict:
+        """The receipt's form."""
+        return {
+            "name": self.name,
+            "version": self.version,
+            "commit": self.commit,
+            "dirty": self.dirty,
+            "framework": self.framework,
+            "python": self.python,
+            "distributions": dict(sorted(self.distributions.items())),
+        }
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _declared(pyproject: str | None) -> tuple[str | None, str | None]:
+    """``[project] name`` and ``version`` of ``pyproject`` (None where absent)."""
+    if pyproject is None:
+        return None, None
+    with open(pyproject, "rb") as stream:
+        project = tomllib.load(stream).get("project", {})
+    version = project.get("version")
+    return project.get("name"), version if isinstance(version, str) else None
+
+
+@dataclass(frozen=True)
 class GateVerdict:
     """The whole gate: both sides, every cell, the control and the problems.
 
@@ -175,6 +276,8 @@ class GateVerdict:
     wall_seconds : float
     budget_spent : bool
         Whether the budget stopped rounds from being added.
+    project : ProjectRecord or None
+        The gated project.
     """
 
     baseline: Side
@@ -186,6 +289,7 @@ class GateVerdict:
     settings: GateSettings
     wall_seconds: float
     budget_spent: bool = False
+    project: ProjectRecord | None = None
 
     def with_status(self, status: str) -> list[CellVerdict]:
         """The cells whose status is ``status``."""

@@ -35,7 +35,16 @@ import time
 import traceback
 import types
 
-__all__ = ["CONTROL_SIZE", "PREFIXES", "UNSUPPORTED_PREFIXES", "discover", "main"]
+__all__ = [
+    "CONTROL_SIZE",
+    "PREFIXES",
+    "UNSUPPORTED_PREFIXES",
+    "Channel",
+    "discover",
+    "main",
+    "module_names",
+    "time_calls",
+]
 
 PREFIXES = ("time_", "peakmem_", "track_")
 UNSUPPORTED_PREFIXES = {
@@ -47,6 +56,7 @@ UNSUPPORTED_ATTRIBUTES = {
 }
 CONTROL_SIZE = 40_000  # the drift control sorts this many numbers: about a millisecond
 DEFAULT_TIMEOUT_S = 60.0  # asv's default per-benchmark timeout
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _attribute(name, *owners, default=None):
@@ -67,9 +77,9 @@ def _normalized_params(params, param_names):
     return params, names
 
 
-def _modules(folder):
-    """Import every module under ``folder`` as a package named after it; yield (dotted
-    name relative to the folder, module) and record the ones that fail to import."""
+def _package(folder):
+    """The benchmark folder as a package named after it (its ``__init__`` run if it has
+    one), as asv imports it, so ``from benchmarks.utils import x`` works in a suite."""
     package_name = os.path.basename(os.path.normpath(folder))
     init = os.path.join(folder, "__init__.py")
     if os.path.exists(init):
@@ -81,41 +91,54 @@ def _modules(folder):
         package = types.ModuleType(package_name)
         package.__path__ = [folder]
         sys.modules[package_name] = package
-    failures = {}
-    found = []
+    return package_name
+
+
+def module_names(folder: str) -> list[str]:
+    """Every benchmark module under ``folder``, dotted relative to it, in asv's order
+    (files and folders starting with ``_`` or ``.`` are not benchmarks)."""
+    names = []
     for directory, subdirectories, files in os.walk(folder):
         subdirectories[:] = sorted(d for d in subdirectories if not d.startswith((".", "_")))
         relative = os.path.relpath(directory, folder)
         prefix = "" if relative == "." else relative.replace(os.sep, ".") + "."
-        for file in sorted(files):
-            if not file.endswith(".py") or file.startswith("_"):
-                continue
-            dotted = prefix + file[:-3]
-            try:
-                found.append((dotted, importlib.import_module(f"{package_name}.{dotted}")))
-            except Exception:  # a broken module is reported by name, with its traceback
-                failures[dotted] = traceback.format_exc(limit=-8)
+        names.extend(prefix + file[:-3] for file in sorted(files) if file.endswith(".py") and not file.startswith("_"))
+    return names
+
+
+def _modules(folder, only=None):
+    """Import the benchmark modules under ``folder`` (only those named in ``only`` when
+    given); return (dotted name, module) pairs and the tracebacks of those that fail."""
+    package_name = _package(folder)
+    failures, found = {}, []
+    for dotted in module_names(folder) if only is None else only:
+        try:
+            found.append((dotted, importlib.import_module(f"{package_name}.{dotted}")))
+        except Exception:  # a broken module is reported by name, with its traceback
+            failures[dotted] = failure_text()
     return found, failures
 
 
-def discover(folder: str) -> tuple[list[dict], dict]:
+def discover(folder: str, only: list[str] | None = None) -> tuple[list[dict], dict]:
     """The benchmarks under ``folder``, found by asv's conventions (module docstring).
 
     Parameters
     ----------
     folder : str
         The benchmark folder; imported as a package named after it.
+    only : list of str, optional
+        The modules to import (dotted, relative to ``folder``); default every module.
 
     Returns
     -------
     (list of dict, dict)
-        One dict per benchmark (``name``, ``kind``, ``param_names``, ``params`` as reprs,
-        ``number``, ``timeout``, ``unit``, and the live objects under keys starting with
+        One dict per benchmark (``name``, ``module``, ``kind``, ``param_names``,
+        ``params`` as reprs, ``number``, ``timeout``, ``unit``, and the live objects under keys starting with
         ``_``, which :func:`main` strips before replying), sorted by name; and the
         problems: ``import_errors`` (module to traceback) and ``unsupported`` (one
         ``{"benchmark", "feature", "why"}`` per feature not run).
     """
-    modules, import_errors = _modules(folder)
+    modules, import_errors = _modules(folder, only)
     benchmarks, unsupported = [], []
     for dotted, module in modules:
         owners = [(None, name, value) for name, value in vars(module).items() if callable(value)]
@@ -142,6 +165,7 @@ def discover(folder: str) -> tuple[list[dict], dict]:
             benchmarks.append(
                 {
                     "name": full,
+                    "module": dotted,
                     "kind": name.split("_", 1)[0],
                     "param_names": names,
                     "params": [[repr(value) for value in values] for values in params],
@@ -158,12 +182,26 @@ def discover(folder: str) -> tuple[list[dict], dict]:
     return benchmarks, {"import_errors": import_errors, "unsupported": unsupported}
 
 
+def failure_text(frames: int = 12) -> str:
+    """The exception being handled, as a traceback of the benchmark's own frames (the
+    worker's frames, which say nothing about the benchmark, are left out)."""
+    kind, error, trace = sys.exc_info()
+    own = [frame for frame in traceback.extract_tb(trace) if os.path.dirname(os.path.abspath(frame.filename)) != HERE]
+    return "".join(
+        [
+            "Traceback (most recent call last):\n",
+            *traceback.format_list(own[-frames:]),
+            *traceback.format_exception_only(kind, error),
+        ]
+    )
+
+
 def _public(benchmark):
     return {key: value for key, value in benchmark.items() if not key.startswith("_")}
 
 
 class _Prepared:
-    """One cell, set up: its bound call and its teardown."""
+    """One asv cell, set up: its bound call and its teardown."""
 
     def __init__(self, benchmark, index, caches):
         cls, module = benchmark["_cls"], benchmark["_module"]
@@ -190,6 +228,9 @@ class _Prepared:
     def call(self):
         return self.function(*self.arguments)
 
+    def timed(self, number):
+        return time_calls(self.call, number)
+
     def close(self):
         if self.teardown is not None:
             self.teardown(*self.arguments)
@@ -207,14 +248,26 @@ def _control_workload():
     return lambda: np.sort(values, kind="quicksort")
 
 
-def _timed(call, number):
+def time_calls(call, number, setup=None):
+    """Seconds per call of ``number`` calls of ``call``, with the garbage collector off (as
+    timeit does: a collection triggered by earlier code must not land here). ``setup``,
+    when given, runs before each call, outside the timing, and returns the call's
+    ``(args, kwargs)`` (pytest-benchmark's ``pedantic(setup=...)``)."""
     collecting = gc.isenabled()
-    gc.disable()  # as timeit does: a collection triggered by earlier code must not land here
+    gc.disable()
     try:
-        start = time.perf_counter()
+        if setup is None:
+            start = time.perf_counter()
+            for _ in range(number):
+                call()
+            return (time.perf_counter() - start) / number
+        spent = 0.0
         for _ in range(number):
-            call()
-        return (time.perf_counter() - start) / number
+            args, kwargs = setup()
+            start = time.perf_counter()
+            call(*args, **kwargs)
+            spent += time.perf_counter() - start
+        return spent / number
     finally:
         if collecting:
             gc.enable()
@@ -234,27 +287,129 @@ def _peak_resident_bytes():
     return peak if sys.platform == "darwin" else peak * 1024
 
 
-def _handle(request, benchmarks, state):
-    operation = request["op"]
-    if operation == "prepare":
-        if state.get("prepared") is not None:
-            state.pop("prepared").close()
-        benchmark = benchmarks[request["name"]]
+class Channel:
+    """The worker's side of the line protocol: requests from the parent, replies to it,
+    and the answers to the requests on a prepared cell (``time``, ``track``, ``control``,
+    ``peakmem``), the same for an asv cell and a pytest-benchmark one.
+
+    Parameters
+    ----------
+    requests, replies : file
+        The protocol's own copies of stdin and stdout (file descriptors 0 and 1 are
+        pointed elsewhere, so nothing a benchmark or pytest's capture does reaches them).
+    """
+
+    CELL_OPERATIONS = ("time", "track", "control", "peakmem")
+
+    def __init__(self, requests, replies):
+        self.requests, self.replies = requests, replies
+        self.control = _control_workload()
+        self.pending = None
+
+    def reply(self, message: dict) -> None:
+        """Send one reply line."""
+        self.replies.write(json.dumps(message) + "\n")
+        self.replies.flush()
+
+    def next_request(self) -> dict:
+        """The next request (one put back by :meth:`put_back` first); ``stop`` at end of input."""
+        if self.pending is not None:
+            request, self.pending = self.pending, None
+            return request
+        line = self.requests.readline()
+        return json.loads(line) if line.strip() else {"op": "stop"}
+
+    def put_back(self, request: dict) -> None:
+        """Keep ``request`` for the next :meth:`next_request`."""
+        self.pending = request
+
+    def answer(self, request: dict, prepared) -> dict:
+        """The reply to a cell request on ``prepared`` (which has ``call`` and ``timed``)."""
+        operation = request["op"]
+        if operation == "control":
+            return {"seconds": time_calls(self.control, 1)}
+        if prepared is None:
+            raise RuntimeError(f"request {operation!r} before any cell was prepared")
+        if operation == "time":
+            return {"seconds": prepared.timed(int(request["number"]))}
+        if operation == "track":
+            return {"value": float(prepared.call())}
+        if operation == "peakmem":
+            prepared.call()
+            return {"bytes": _peak_resident_bytes()}
+        raise ValueError(f"unknown request {operation!r}")
+
+    def serve_cell(self, prepared) -> None:
+        """Answer cell requests on ``prepared`` until another request comes, which is put
+        back for the caller."""
+        while True:
+            request = self.next_request()
+            if request["op"] not in self.CELL_OPERATIONS:
+                self.put_back(request)
+                return
+            try:
+                self.reply(self.answer(request, prepared))
+            except Exception:  # the benchmark's own failure, sent back whole
+                self.reply({"error": failure_text()})
+
+
+def _serve_asv(config, channel, problems, hello):
+    found, found_problems = discover(config["benchmark_dir"], config.get("select"))
+    problems.update(found_problems)
+    hello["benchmarks"] = [_public(benchmark) for benchmark in found]
+    hello["distributions"] = _distribution_versions()
+    channel.reply(hello)
+    benchmarks = {benchmark["name"]: benchmark for benchmark in found}
+    caches, prepared = {}, None
+    while True:
+        request = channel.next_request()
+        if request["op"] == "stop":
+            break
+        if request["op"] in Channel.CELL_OPERATIONS:
+            channel.put_back(request)
+            channel.serve_cell(prepared)
+            continue
+        if prepared is not None:
+            prepared, closing = None, prepared
+            closing.close()
         try:
-            state["prepared"] = _Prepared(benchmark, request["index"], state["caches"])
+            if request["op"] != "prepare":
+                raise ValueError(f"unknown request {request['op']!r}")
+            prepared = _Prepared(benchmarks[request["name"]], request["index"], caches)
+            channel.reply({"ok": True})
         except NotImplementedError:
-            return {"skip": "setup raised NotImplementedError (asv's way to skip a cell)"}
-        return {"ok": True}
-    if operation == "time":
-        return {"seconds": _timed(state["prepared"].call, int(request["number"]))}
-    if operation == "track":
-        return {"value": float(state["prepared"].call())}
-    if operation == "control":
-        return {"seconds": _timed(state["control"], 1)}
-    if operation == "peakmem":
-        state["prepared"].call()
-        return {"bytes": _peak_resident_bytes()}
-    raise ValueError(f"unknown request {operation!r}")
+            channel.reply({"skip": "setup raised NotImplementedError (asv's way to skip a cell)"})
+        except Exception:  # the benchmark's own failure, sent back whole
+            channel.reply({"error": failure_text()})
+    if prepared is not None:
+        prepared.close()
+
+
+def _load_sibling(name):
+    """A module beside this file, loaded by path (this folder is not on the import path,
+    so bootmark's modules never shadow a project's)."""
+    path = os.path.join(HERE, f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"_bootmark_gate_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _distribution_versions():
+    """The versions of the distributions whose top-level modules are loaded now: what the
+    suite and the project imported, for the receipt."""
+    import importlib.metadata  # late: only once the suite is loaded
+
+    owners = importlib.metadata.packages_distributions()
+    loaded = {name.partition(".")[0] for name in list(sys.modules)}
+    versions = {}
+    for module in sorted(loaded & set(owners)):
+        for distribution in owners[module]:
+            try:
+                versions[distribution] = importlib.metadata.version(distribution)
+            except importlib.metadata.PackageNotFoundError:
+                continue
+    return versions
 
 
 def main(argv: list[str]) -> None:
@@ -263,48 +418,44 @@ def main(argv: list[str]) -> None:
     Parameters
     ----------
     argv : list of str
-        ``[config]``: JSON with ``paths`` (import roots put first), ``benchmark_dir`` and
-        ``package`` (whose origin is reported).
+        ``[config]``: JSON with ``paths`` (import roots put first), ``benchmark_dir``,
+        ``framework`` (``asv`` or ``pytest``), ``select`` (the asv modules or pytest node
+        ids to load; null loads every one), ``root`` (the project's checkout, pytest's
+        rootdir) and ``package`` (imported first, from the side's own code, and its origin
+        reported).
     """
     config = json.loads(argv[0])
-    here = os.path.dirname(os.path.abspath(__file__))
     # Run by path, this file's folder would be first on the import path, and bootmark's own
     # modules would shadow a project's; the project's paths go first instead.
-    sys.path[:] = [*config["paths"], *(entry for entry in sys.path if entry not in ("", here))]
-    replies, sys.stdout = sys.stdout, sys.stderr  # stdout carries the protocol and nothing else
-
-    def reply(message):
-        replies.write(json.dumps(message) + "\n")
-        replies.flush()
-
-    found, problems = discover(config["benchmark_dir"])
+    sys.path[:] = [*config["paths"], *(entry for entry in sys.path if entry not in ("", HERE))]
+    # The protocol keeps private copies of stdin and stdout; descriptors 0 and 1 are pointed
+    # at /dev/null and stderr, so a C extension's printf or pytest's capture of the
+    # descriptors can neither corrupt nor swallow a reply.
+    requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    with open(os.devnull, "rb") as null:
+        os.dup2(null.fileno(), 0)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    channel = Channel(requests, replies)
+    problems = {"import_errors": {}, "unsupported": []}
     package_file = None
-    if config.get("package"):
+    if config.get("package"):  # first: then the suite cannot load the package from elsewhere
         try:
             package_file = getattr(importlib.import_module(config["package"]), "__file__", None)
         except Exception as error:  # reported to the parent, which decides
             problems["package_error"] = f"{type(error).__name__}: {error}"
-    reply(
-        {
-            "benchmarks": [_public(benchmark) for benchmark in found],
-            "problems": problems,
-            "package_file": package_file,
-            "python": sys.version.split()[0],
-            "executable": sys.executable,
-        }
-    )
-    benchmarks = {benchmark["name"]: benchmark for benchmark in found}
-    state = {"caches": {}, "prepared": None, "control": _control_workload()}
-    for line in sys.stdin:
-        request = json.loads(line)
-        if request["op"] == "stop":
-            break
-        try:
-            reply(_handle(request, benchmarks, state))
-        except Exception:  # the benchmark's own failure, sent back whole
-            reply({"error": traceback.format_exc(limit=-10)})
-    if state.get("prepared") is not None:
-        state["prepared"].close()
+    hello = {
+        "problems": problems,
+        "package_file": package_file,
+        "python": sys.version.split()[0],
+        "executable": sys.executable,
+        "distributions": {},
+    }
+    if config.get("framework", "asv") == "pytest":
+        _load_sibling("pytest_worker").serve(config, channel, problems, hello, _distribution_versions, time_calls)
+    else:
+        _serve_asv(config, channel, problems, hello)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,320 @@
+"""The pytest-benchmark side of a ``bootmark gate`` worker: a project's tests that use the
+``benchmark`` fixture, collected by pytest itself and timed on request.
+
+Loaded by path by :mod:`bootmark.gate.worker`, in the gated project's environment, which
+must have pytest (a pytest-benchmark suite needs it anyway); standard library otherwise.
+
+How a test becomes a cell. pytest collects the suite as it would (the project's
+configuration, conftest files and plugins), and a test is a benchmark when it requests the
+``benchmark`` fixture: pytest-benchmark's, or pytest-codspeed's of the same name. bootmark
+registers a fixture of that name after every plugin, so it is the one the tests get (a
+conftest's own ``benchmark`` fixture still wins, as it would over pytest-benchmark's). To
+*prepare* a cell, the worker runs the test through pytest's own protocol (fixtures set up,
+marks applied); when the test calls ``benchmark(function, *args, **kwargs)`` or
+``benchmark.pedantic(...)``, the fixture replies "ready" and answers the parent's timing
+requests on that function, inside the test, until another request comes. Then the test
+gets the function's return value, as with pytest-benchmark, and its fixtures are torn
+down.
+
+What is not supported, and named: ``benchmark.weave`` (the cell is skipped, with a
+warning), a test marked ``@pytest.mark.benchmark`` that does not use the fixture (pytest-
+codspeed times the whole test; bootmark does not, and warns), and pytest-benchmark's own
+rounds, warm-up and calibration options (bootmark chooses its own, for both sides alike).
+pytest-xdist is turned off: the worker is one process.
+"""
+
+from __future__ import annotations
+
+import traceback
+
+__all__ = ["serve"]
+
+FIXTURE = "benchmark"
+DEFAULT_TIMEOUT_S = 300.0  # seconds a test's setup and one timed call may take
+
+
+class _Unsupported(Exception):
+    """A pytest-benchmark feature bootmark does not run."""
+
+
+class _Target:
+    """The function a test hands to the fixture, and how to call it."""
+
+    def __init__(self, function, args, kwargs, setup=None):
+        self.function, self.args, self.kwargs, self.setup = function, tuple(args), dict(kwargs or {}), setup
+
+    def call(self):
+        if self.setup is not None:
+            args, kwargs = self._set_up()
+            return self.function(*args, **kwargs)
+        return self.function(*self.args, **self.kwargs)
+
+    def _set_up(self):
+        made = self.setup()
+        if made is None:
+            return self.args, self.kwargs
+        args, kwargs = made
+        return tuple(args or ()), dict(kwargs or {})
+
+    def timed(self, number, time_calls):
+        if self.setup is not None:
+            return time_calls(self.function, number, setup=self._set_up)
+        return time_calls(lambda: self.function(*self.args, **self.kwargs), number)
+
+
+class _Fixture:
+    """What a test gets as ``benchmark``: pytest-benchmark's calling conventions, answered
+    by the gate's worker."""
+
+    def __init__(self, session, nodeid):
+        self._session, self.name, self.fullname = session, nodeid.rsplit("::", 1)[-1], nodeid
+        self.extra_info, self.group, self.disabled = {}, None, False
+        self.stats = None
+
+    def __call__(self, function, *args, **kwargs):
+        return self._session.serve_target(_Target(function, args, kwargs))
+
+    def pedantic(self, target, args=(), kwargs=None, setup=None, rounds=1, warmup_rounds=0, iterations=1):
+        """pytest-benchmark's explicit form; ``rounds``, ``warmup_rounds`` and ``iterations``
+        are bootmark's to choose (the same for both sides), so they are not used."""
+        if setup is not None and (args or kwargs):
+            raise TypeError("benchmark.pedantic: pass setup or args/kwargs, not both (as pytest-benchmark)")
+        return self._session.serve_target(_Target(target, args, kwargs, setup))
+
+    def weave(self, *args, **kwargs):
+        why = "benchmark.weave (aspect-based timing) is not run by bootmark gate"
+        self._session.unsupported = why
+        raise _Unsupported(why)
+
+
+# The plugins that own a ``benchmark`` fixture: blocked (pytest-benchmark refuses a fixture
+# of another type), but their command-line options and hooks are still declared, so a
+# project's addopts and conftest hooks that name them keep working.
+TIMING_PLUGINS = (("benchmark", "pytest_benchmark.plugin"), ("codspeed", "pytest_codspeed.plugin"))
+
+
+class _Session:
+    """The pytest plugin that collects the suite, replies with its benchmarks and serves
+    the parent's requests from inside pytest's run-test loop."""
+
+    def __init__(self, config, channel, problems, hello, versions, time_calls):
+        self.config, self.channel, self.problems, self.hello = config, channel, problems, hello
+        self.versions, self.time_calls = versions, time_calls
+        self.reports = []
+        self.served, self.unsupported = False, None
+
+    # -- pytest hooks -------------------------------------------------------------------
+
+    def pytest_addhooks(self, pluginmanager):
+        for module in _timing_plugins():
+            if hasattr(module, "pytest_addhooks"):
+                module.pytest_addhooks(pluginmanager)
+
+    def pytest_addoption(self, parser, pluginmanager):
+        for module in _timing_plugins():
+            if hasattr(module, "pytest_addoption"):
+                try:
+                    module.pytest_addoption(parser)
+                except TypeError:  # a plugin whose hook also takes the plugin manager
+                    module.pytest_addoption(parser, pluginmanager)
+
+    def pytest_sessionstart(self, session):
+        # registered now, after every plugin, so this fixture is the one tests get
+        session.config.pluginmanager.register(_fixture_provider(self), "bootmark-gate-benchmark-fixture")
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.problems["import_errors"][report.nodeid or "(collection)"] = report.longreprtext
+
+    def pytest_runtest_logreport(self, report):
+        self.reports.append(report)
+
+    def pytest_runtestloop(self, session):
+        items = {}
+        for item in session.items:
+            if FIXTURE in getattr(item, "fixturenames", ()):
+                items[item.nodeid] = item
+            elif item.get_closest_marker(FIXTURE) is not None:
+                self.problems.setdefault("ignored", []).append(
+                    {
+                        "benchmark": item.nodeid,
+                        "why": "marked @pytest.mark.benchmark without the benchmark fixture (pytest-codspeed's "
+                        "whole-test timing), which bootmark gate does not run; time a call with the fixture",
+                    }
+                )
+        self.hello["benchmarks"] = [
+            {
+                "name": nodeid,
+                "module": nodeid,
+                "kind": "time",
+                "param_names": [],
+                "params": [],
+                "number": None,
+                "timeout": DEFAULT_TIMEOUT_S,
+                "unit": None,
+            }
+            for nodeid in sorted(items)
+        ]
+        self.hello["distributions"] = self.versions()
+        self.channel.reply(self.hello)
+        while True:
+            request = self.channel.next_request()
+            if request["op"] == "stop":
+                break
+            if request["op"] == "control":
+                self.channel.reply(self.channel.answer(request, None))
+            elif request["op"] != "prepare":
+                self.channel.reply({"error": f"request {request['op']!r} before any cell was prepared"})
+            elif request["name"] not in items:
+                self.channel.reply({"error": f"no benchmark test {request['name']!r} was collected"})
+            else:
+                self._run(items[request["name"]])
+        return True
+
+    # -- one cell -----------------------------------------------------------------------
+
+    def _run(self, item):
+        self.reports, self.served, self.unsupported = [], False, None
+        if hasattr(item, "_initrequest"):  # a fresh fixture request, as a re-run needs
+            item._initrequest()
+        item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
+        if self.served:
+            return
+        skipped = [report for report in self.reports if report.skipped]
+        failed = [report for report in self.reports if report.failed]
+        if self.unsupported:
+            self.channel.reply({"skip": self.unsupported, "unsupported": True})
+        elif failed:
+            self.channel.reply({"error": failed[0].longreprtext or f"{item.nodeid} failed"})
+        elif skipped:
+            self.channel.reply({"skip": _skip_reason(skipped[0])})
+        else:
+            self.channel.reply({"error": f"{item.nodeid} ran without calling its benchmark fixture"})
+
+    def serve_target(self, target):
+        if self.served:
+            raise RuntimeError("the benchmark fixture can be called once per test (as in pytest-benchmark)")
+        self.served = True
+        self.channel.reply({"ok": True})
+        self.channel.serve_cell(_Prepared(target, self.time_calls))
+        return target.call()
+
+
+class _Prepared:
+    """A fixture's target as the channel's prepared cell (``call`` and ``timed``)."""
+
+    def __init__(self, target, time_calls):
+        self.target, self.time_calls = target, time_calls
+
+    def call(self):
+        return self.target.call()
+
+    def timed(self, number):
+        return self.target.timed(number, self.time_calls)
+
+
+def _fixture_provider(session):
+    """A plugin holding the ``benchmark`` fixture (pytest reads fixtures off a plugin's
+    class, so the class is made here, around ``session``)."""
+    import pytest  # late: this module is loaded only for pytest suites
+
+    class FixtureProvider:
+        @pytest.fixture(name=FIXTURE)
+        def benchmark(self, request):
+            return _Fixture(session, request.node.nodeid)
+
+    return FixtureProvider()
+
+
+def _timing_plugins():
+    """The installed modules of :data:`TIMING_PLUGINS`."""
+    import importlib  # late: only for pytest suites
+
+    found = []
+    for _, name in TIMING_PLUGINS:
+        try:
+            found.append(importlib.import_module(name))
+        except Exception:  # not installed (or broken): nothing of it to declare
+            continue
+    return found
+
+
+def _skip_reason(report):
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2])
+    return str(longrepr)
+
+
+def _one_process(config):
+    """pytest-xdist, when installed, runs in this one process: the worker is the process."""
+    if hasattr(config.option, "numprocesses"):
+        config.option.numprocesses = None
+    if hasattr(config.option, "dist"):
+        config.option.dist = "no"
+
+
+def _xdist_off():
+    """A plugin that keeps pytest-xdist, when installed, in this one process (the worker
+    is the process that times), even when the project's addopts ask for workers."""
+    import pytest  # late: this module is loaded only for pytest suites
+
+    class XdistOff:
+        @pytest.hookimpl(wrapper=True)
+        def pytest_cmdline_main(self, config):
+            _one_process(config)
+            return (yield)
+
+    return XdistOff()
+
+
+def serve(config, channel, problems, hello, versions, time_calls):
+    """Collect the pytest-benchmark suite ``config`` names, reply with its benchmarks, then
+    serve the parent's requests until ``stop``.
+
+    Parameters
+    ----------
+    config : dict
+        The worker's configuration (``benchmark_dir``, ``root``, ``select``: node ids).
+    channel : bootmark.gate.worker.Channel
+    problems, hello : dict
+        The first reply's problems and the first reply itself, completed here.
+    versions : callable
+        The loaded distributions' versions.
+    time_calls : callable
+        The worker's timing loop.
+    """
+    try:
+        import pytest  # late: the project's environment must have it for a pytest suite
+    except ImportError:
+        problems["import_errors"]["(pytest)"] = (
+            "ModuleNotFoundError: pytest is not installed in the environment the gate's workers run in; "
+            "install it there (a pytest-benchmark suite needs it)"
+        )
+        hello.update(benchmarks=[], distributions=versions())
+        channel.reply(hello)
+        return
+    root = config["root"]
+    targets = [f"{root}/{nodeid}" for nodeid in config["select"]] if config.get("select") else [config["benchmark_dir"]]
+    arguments = [
+        *targets,
+        f"--rootdir={root}",
+        "-p",
+        "no:cacheprovider",  # no .pytest_cache in the gated checkout
+        *(argument for name, _ in TIMING_PLUGINS for argument in ("-p", f"no:{name}")),
+        "-q",
+        "-W",
+        "ignore::pytest.PytestAssertRewriteWarning",
+    ]
+    session = _Session(config, channel, problems, hello, versions, time_calls)
+    try:
+        code = pytest.main(arguments, plugins=[session, _xdist_off()])
+    except Exception:  # pytest itself could not start: the parent reports it
+        problems["import_errors"]["(pytest)"] = traceback.format_exc(limit=-8)
+        code = None
+    if "benchmarks" not in hello:  # pytest stopped before its run-test loop (a usage error)
+        problems["import_errors"].setdefault(
+            "(pytest)", f"pytest stopped before running any test (exit code {code}); its output is above"
+        )
+        hello.update(benchmarks=[], distributions=versions())
+        channel.reply(hello)
