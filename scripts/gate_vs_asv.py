@@ -424,7 +424,52 @@ time_simulate.params = ["pair", "cluster"]
 time_simulate.param_names = ["system"]
 '''
 
-GITIGNORE = ".asv/\n__pycache__/\n*.egg-info/\nbuild/\n"
+PYTEST_DEMO_PY = '''\
+"""The same six workloads as a pytest-benchmark suite."""
+
+import pytest
+
+import demo_pkg
+
+
+def test_checksum(benchmark):
+    benchmark(demo_pkg.checksum)
+
+
+def test_collatz(benchmark):
+    benchmark(demo_pkg.collatz_total)
+
+
+class TestText:
+    @pytest.fixture
+    def words(self):
+        return demo_pkg.make_corpus(3000)
+
+    def test_word_freq(self, benchmark, words):
+        benchmark(demo_pkg.word_frequencies, words)
+
+    def test_edit_distance(self, benchmark, words):
+        benchmark(demo_pkg.edit_distance_total, words)
+
+
+@pytest.mark.parametrize("system", ["pair", "cluster"])
+def test_simulate(benchmark, system):
+    benchmark(demo_pkg.simulate, system)
+'''
+
+# pytest-benchmark's names (as its comparison prints them) of the asv benchmarks
+PYTEST_NAMES = MappingProxyType(
+    {
+        "test_checksum": "bench_demo.time_checksum",
+        "test_collatz": "bench_demo.time_collatz",
+        "test_word_freq": "bench_demo.TimeText.time_word_freq",
+        "test_edit_distance": "bench_demo.TimeText.time_edit_distance",
+        "test_simulate[pair]": "bench_demo.time_simulate('pair')",
+        "test_simulate[cluster]": "bench_demo.time_simulate('cluster')",
+    }
+)
+
+GITIGNORE = ".asv/\n.pytest-benchmark/\n__pycache__/\n*.egg-info/\nbuild/\n"
 
 
 def asv_config() -> str:
@@ -482,6 +527,7 @@ def demo_sources(sizes: Mapping[str, int]) -> dict[str, str]:
         "demo_pkg/physics.py": Template(PHYSICS_PY).substitute(values),
         "benchmarks/__init__.py": "",
         "benchmarks/bench_demo.py": BENCH_DEMO_PY,
+        "tests/benchmarks/test_demo.py": PYTEST_DEMO_PY,
     }
 
 
@@ -1120,6 +1166,81 @@ def run_gate_study(repo: DemoRepo, runs_a: int, runs_b: int, tolerance: float = 
     return tuple(runs)
 
 
+def run_pytest_benchmark(repo: DemoRepo, base: str, head: str, factor: float = 1.1) -> AsvOutcome:
+    """pytest-benchmark's comparison of ``head`` against ``base``, as a maintainer runs it:
+    the suite at ``base`` saved (``--benchmark-save``), then at ``head`` compared with
+    ``--benchmark-compare-fail=median:P%``, P = (factor - 1) * 100.
+
+    Parameters
+    ----------
+    repo : DemoRepo
+    base, head : str
+        The two revisions.
+    factor : float
+        The allowed slow-down factor.
+
+    Returns
+    -------
+    AsvOutcome
+        pytest's exit code of the comparing run, the benchmarks it reports as regressed
+        (as asv names), the wall time of both runs.
+    """
+    storage = Path(repo.path) / ".pytest-benchmark"
+    subprocess.run(["rm", "-rf", str(storage)], check=True)
+    percent = f"{(factor - 1) * 100:.6g}"
+    common = [sys.executable, "-m", "pytest", "tests/benchmarks", "-q", "-p", "no:cacheprovider"]
+    common += [f"--benchmark-storage=file://{storage}"]
+    start = time.perf_counter()
+    subprocess.run(["git", "checkout", "-q", "--detach", base], cwd=repo.path, check=True)
+    saved = subprocess.run([*common, "--benchmark-save=base"], cwd=repo.path, capture_output=True, text=True)
+    subprocess.run(["git", "checkout", "-q", "--detach", head], cwd=repo.path, check=True)
+    compared = subprocess.run(
+        [*common, "--benchmark-compare", f"--benchmark-compare-fail=median:{percent}%"],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+    )
+    wall = time.perf_counter() - start
+    subprocess.run(["git", "checkout", "-q", "main"], cwd=repo.path, check=True)
+    output = compared.stdout + compared.stderr
+    flagged = tuple(
+        PYTEST_NAMES[name]
+        for name in PYTEST_NAMES
+        if re.search(rf"^\s*{re.escape(name)} \(\d+_base\) - Field 'median' has failed", output, re.MULTILINE)
+    )
+    code = compared.returncode if saved.returncode == 0 else 2
+    if saved.returncode != 0 or (compared.returncode != 0 and not flagged):
+        code = 2  # pytest itself failed: no comparison
+    return AsvOutcome(code, flagged, wall, _tail(saved.stdout + saved.stderr + output))
+
+
+def run_pytest_benchmark_study(repo: DemoRepo, runs_a: int, runs_b: int, factor: float = 1.1) -> tuple[AsvRun, ...]:
+    """The same interleaved schedule as :func:`run_asv_study`, with pytest-benchmark."""
+    runs = []
+    for index, (comparison, base, head) in enumerate(_schedule(runs_a, runs_b), 1):
+        outcome = run_pytest_benchmark(repo, base, head, factor)
+        runs.append(AsvRun(comparison, base, head, outcome))
+        _log(
+            f"pytest-benchmark {index}: {base} vs {head}: exit {outcome.exit_code}, flagged {list(outcome.flagged)}, "
+            f"{outcome.wall_seconds:.1f} s"
+        )
+        if outcome.exit_code not in (0, 1):
+            _log("pytest-benchmark output tail:\n" + outcome.output_tail)
+    return tuple(runs)
+
+
+def _tool_versions() -> dict[str, str | None]:
+    from importlib import metadata
+
+    def version(name):
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return None
+
+    return {name: version(name) for name in ("bootmark", "asv", "pytest", "pytest-benchmark")}
+
+
 def _seal_and_render(summary_path: str | None) -> int:
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from bootmark.core import receipts, workspace
@@ -1140,7 +1261,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--asv-only", action="store_true", help="run asv only (the bootmark gate side comes later)")
     parser.add_argument("--runs-a", type=int, default=20, help="asv continuous runs of A vs A-prime (null)")
     parser.add_argument("--runs-b", type=int, default=10, help="asv continuous runs of A vs B (slowed)")
-    parser.add_argument("--factor", type=float, default=1.1, help="asv's --factor")
+    parser.add_argument(
+        "--factor",
+        type=float,
+        default=1.1,
+        help="the allowed slow-down: asv's --factor, the gate's --tolerance, pytest-benchmark's median:P%%",
+    )
+    parser.add_argument("--peer-runs-a", type=int, help="null runs of asv and pytest-benchmark (default: --runs-a)")
+    parser.add_argument(
+        "--tools", default="gate,asv", help="comma-separated: gate, asv, pytest (pytest-benchmark); default gate,asv"
+    )
     parser.add_argument("--timing-processes", type=int, default=3, help="direct-timing processes (0: skip)")
     parser.add_argument("--out", help="JSON summary path")
     parser.add_argument("--seal", metavar="JSON", help="seal a finished summary as a gatecheck receipt and render it")
@@ -1161,19 +1291,28 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f"{t.name}: A {t.base_seconds * 1e3:.3f} ms, B {t.head_seconds * 1e3:.3f} ms, "
                     f"B/A {t.ratio:.3f} (intended {t.intended:.2f})"
                 )
-        result = {}
-        if not args.asv_only:  # the gate first: its runs are shorter, and both halves are written as they end
-            gate_runs = run_gate_study(repo, args.runs_a, args.runs_b, args.factor)
-            result["bootmark_gate"] = to_json(summarize(repo, gate_runs, timings, args.factor))
+        result = {"tools": _tool_versions()}
+        tools = ["asv"] if args.asv_only else [tool.strip() for tool in args.tools.split(",")]
+        peer_runs = args.peer_runs_a or args.runs_a
+        studies = {  # the gate first: its runs are shorter; each tool's half is written as it ends
+            "gate": ("bootmark_gate", lambda: run_gate_study(repo, args.runs_a, args.runs_b, args.factor)),
+            "pytest": (
+                "pytest_benchmark",
+                lambda: run_pytest_benchmark_study(repo, peer_runs, args.runs_b, args.factor),
+            ),
+            "asv": ("asv", lambda: run_asv_study(repo, peer_runs, args.runs_b, args.factor)),
+        }
+        for tool in ("gate", "pytest", "asv"):
+            if tool not in tools:
+                continue
+            key, study = studies[tool]
+            summary = summarize(repo, study(), timings, args.factor)
+            result[key] = to_json(summary)
             Path(args.out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-        runs = run_asv_study(repo, args.runs_a, args.runs_b, args.factor)
-        summary = summarize(repo, runs, timings, args.factor)
-        result["asv"] = to_json(summary)
-    Path(args.out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    _log(
-        f"false alarms {summary.false_alarms}/{summary.null.runs}, detections {dict(summary.detections)} "
-        f"of {summary.slowed.runs}; summary written to {args.out}"
-    )
+            _log(
+                f"{key}: false alarms {summary.false_alarms}/{summary.null.runs}, detections "
+                f"{dict(summary.detections)} of {summary.slowed.runs}; summary written to {args.out}"
+            )
     return 0
 
 

@@ -93,6 +93,7 @@ def test_the_wheel_holds_only_the_bootmark_package(wheel):
         "bootmark/studies/protocols/S4-v1.toml",
         "bootmark/core/schemas/study.schema.json",
         "bootmark/core/schemas/gatecheck.schema.json",
+        "bootmark/core/schemas/gatesuites.schema.json",
         "bootmark/site/assets/site.css",
         "bootmark/site/assets/sort.js",
         "bootmark/gate/worker.py",

@@ -61,6 +61,7 @@ RECEIPT_FOLDERS = {
     "truth": os.path.join("studies", "truth"),
     "gate": "gate",
     "gatecheck": "gatecheck",
+    "gatesuites": "gatesuites",
 }
 
 CONFIG_TEMPLATE = """\

@@ -19,7 +19,12 @@ __all__ = ["BEGIN", "END", "render_table", "seal_study", "update_readme"]
 
 BEGIN = "<!-- gate-vs-asv:begin (rendered by `python scripts/gate_vs_asv.py --render`; do not edit) -->"
 END = "<!-- gate-vs-asv:end -->"
-TOOLS = (("bootmark_gate", "`bootmark gate --tolerance {factor:g}`"), ("asv", "`asv continuous --factor {factor:g}`"))
+TOOLS = (
+    ("bootmark_gate", "`bootmark gate --tolerance {factor:g}`"),
+    ("asv", "`asv continuous --factor {factor:g}`"),
+    ("pytest_benchmark", "pytest-benchmark `--benchmark-compare-fail=median:{percent:g}%`"),
+)
+VERSIONED = {"bootmark_gate": "bootmark", "asv": "asv", "pytest_benchmark": "pytest-benchmark"}
 
 
 def seal_study(result: dict, directory: str | None = None) -> str:
@@ -53,8 +58,9 @@ def render_table(receipt: dict) -> str:
     Returns
     -------
     str
-        Markdown: one row per tool with its false alarms, its detections per slowed
-        benchmark, its exit codes other than 0 and 1, and its wall times.
+        Markdown: one row per tool (the gate, asv, and pytest-benchmark when the study ran
+        it) with its false alarms, its detections per slowed benchmark, its exit codes
+        other than 0 and 1, and its wall times.
     """
     body = receipt["body"]
     slowed = body["asv"]["repo"]["slowed"]
@@ -67,13 +73,16 @@ def render_table(receipt: dict) -> str:
         "|---|---:|" + "---:|" * len(order) + "---:|---:|",
     ]
     for key, label in TOOLS:
+        if key not in body:  # studies before 2026-12-05 compared the gate with asv only
+            continue
         tool = body[key]
         null, slow = tool["null"], tool["slowed"]
         detections = " | ".join(f"{tool['detections'][name]} of {slow['runs']}" for name in order)
         stuck = sum(code not in (0, 1) for code in (*null["exit_codes"], *slow["exit_codes"]))
         walls = [*null["wall_seconds"], *slow["wall_seconds"]]
         lines.append(
-            f"| {label.format(factor=tool['factor'])} | {tool['false_alarms']} of {null['runs']} | {detections} | "
+            f"| {label.format(factor=tool['factor'], percent=round((tool['factor'] - 1) * 100, 6))}"
+            f"{_version(body, key)} | {tool['false_alarms']} of {null['runs']} | {detections} | "
             f"{stuck} of {null['runs'] + slow['runs']} | {statistics.median(walls):.0f} s "
             f"({tool['wall_seconds_first']:.0f} s) |"
         )
@@ -86,6 +95,11 @@ def render_table(receipt: dict) -> str:
         END,
     ]
     return "\n".join(lines)
+
+
+def _version(body: dict, key: str) -> str:
+    version = body.get("tools", {}).get(VERSIONED[key])
+    return f" ({VERSIONED[key]} {version})" if version and key != "bootmark_gate" else ""
 
 
 def update_readme(receipt_path: str, readme: str | None = None) -> None:
