@@ -112,7 +112,7 @@ PROJECTS = (
         benchmarks="bench",
         bench=(r"bench/test_primitives\.py",),
         peer_selection=("bench/test_primitives.py",),
-        packages=("attrs>=25.4.0", "typing-extensions>=4.14.0", "pytest", "pytest-benchmark==5.2.3"),
+        packages=("attrs>=25.4.0", "typing-extensions>=4.14.0", "pytest", "pytest-benchmark==5.3.1"),
         readme="README.md",
         slow_file="src/cattrs/converters.py",
         slow_old=(
@@ -281,10 +281,9 @@ def run_pytest_benchmark(project: Project, clone: Path, interpreter: Path, head:
     return {"exit_code": code, "flagged": flagged, "wall_seconds": wall}
 
 
-def study(project: Project, source: str, runs: int, factor: float, python: str, scratch: Path) -> dict:
+def study(project: Project, source: str, runs: int, factor: float, python: str, scratch: Path, bootmark: str) -> dict:
     """Every tool ``runs`` times on the README-only and on the slow-down commit, alternating."""
     clone, interpreter, commits = prepare(project, source, scratch, python)
-    bootmark = os.path.join(os.path.dirname(sys.executable), "bootmark")
     peer = "asv" if project.framework == "asv" else "pytest_benchmark"
     config = _asv_config(project, clone, scratch) if peer == "asv" else None
     results = {"bootmark_gate": {"readme": [], "slow": []}, peer: {"readme": [], "slow": []}}
@@ -387,6 +386,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="runs of each tool on each commit")
     parser.add_argument("--factor", type=float, default=1.10, help="the tolerance (asv's --factor, median:P%%)")
     parser.add_argument("--python", default="python3.12", help="the projects' interpreter (networkx needs 3.12)")
+    parser.add_argument(
+        "--bootmark",
+        default=os.path.join(os.path.dirname(sys.executable), "bootmark"),
+        help="the bootmark command (default: beside this interpreter); e.g. one installed from the wheel in an "
+        "environment of its own, as a newcomer installs it",
+    )
     parser.add_argument("--out", help="JSON summary path")
     parser.add_argument("--seal", metavar="JSON", help="seal a finished summary as a gatesuites receipt and render it")
     parser.add_argument("--render", action="store_true", help="render the newest gatesuites receipt")
@@ -401,11 +406,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown project(s) {sorted(unknown)}; known: {[project.name for project in PROJECTS]}")
     python = shutil.which(args.python) or args.python
     body = {"tools": gate_vs_asv._tool_versions(), "projects": []}
+    body["tools"]["bootmark"] = subprocess.run(
+        [args.bootmark, "--version"], capture_output=True, text=True, check=True
+    ).stdout.split()[1]
     with tempfile.TemporaryDirectory(prefix="gate_real_suites-") as scratch:
         for project in PROJECTS:
             if project.name in sources:
                 body["projects"].append(
-                    study(project, sources[project.name], args.runs, args.factor, python, Path(scratch))
+                    study(project, sources[project.name], args.runs, args.factor, python, Path(scratch), args.bootmark)
                 )
                 Path(args.out).write_text(json.dumps(body, indent=1) + "\n", encoding="utf-8")
     _log(f"summary written to {args.out}")

@@ -29,7 +29,8 @@ def _gate(args):
     if args.min_rounds < 5:
         raise UsageError(f"--min-rounds must be at least 5 (an interval needs paired rounds), got {args.min_rounds}")
     project = _project_root(args.project)
-    config = gate_config.load_config(project, args.benchmarks, args.tolerance, args.framework, args.python)
+    python = os.path.abspath(args.python) if args.python and os.sep in args.python else args.python  # as typed
+    config = gate_config.load_config(project, args.benchmarks, args.tolerance, args.framework, python)
     baseline, why = gate.default_baseline(project) if args.baseline == "auto" else (args.baseline, "--baseline")
     print(f"bootmark gate: baseline {baseline} ({why})", file=sys.stderr)
     settings = verdicts.GateSettings(
@@ -111,7 +112,8 @@ def add_gate(commands):
     gated.add_argument(
         "--benchmarks",
         help="the benchmark folder: an asv suite or pytest-benchmark tests (default: [tool.bootmark.gate] "
-        "benchmarks, else benchmark_dir of asv.conf.json at the root, in benchmarks/ or asv_bench/, else benchmarks/)",
+        "benchmarks, else benchmark_dir of asv.conf.json at the root, in benchmarks/ or asv_bench/, else the first of "
+        "benchmarks/, bench/, benchmark/, tests/benchmarks/)",
     )
     gated.add_argument(
         "--framework",

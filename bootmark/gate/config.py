@@ -17,9 +17,10 @@ runs it, read from ``pyproject.toml`` (every key optional)::
 Where the suite is, when neither ``--benchmarks`` nor ``benchmarks`` names it: the
 ``benchmark_dir`` of the first ``asv.conf.json`` found at the root, in ``benchmarks/`` or in
 ``asv_bench/`` (the layouts asv's users keep), read relative to that file as asv reads it;
-else a ``benchmarks/`` folder. A folder holding pytest test files (``test_*.py``,
-``*_test.py``, ``conftest.py``) and named by no asv configuration is a pytest-benchmark
-suite; benchmarks are then named by their pytest node ids.
+else the first of ``benchmarks/``, ``bench/``, ``benchmark/`` and ``tests/benchmarks/``
+that exists. A folder holding pytest test files (``test_*.py``, ``*_test.py``,
+``conftest.py``) and named by no asv configuration is a pytest-benchmark suite; benchmarks
+are then named by their pytest node ids.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ __all__ = ["DEFAULT_TOLERANCE", "GateConfig", "SuiteError", "load_config"]
 
 DEFAULT_TOLERANCE = 1.10  # asv continuous's default factor, so the two gates ask the same question
 ASV_CONFIG_FOLDERS = ("", "benchmarks", "asv_bench")  # where asv's users keep asv.conf.json
+# where suites are kept when no configuration names one (pytest-benchmark's users vary most)
+DEFAULT_FOLDERS = ("benchmarks", "bench", "benchmark", "tests/benchmarks")
 FRAMEWORKS = ("asv", "pytest")
 
 
@@ -231,7 +234,8 @@ def load_config(
     elif asv_folder is not None:
         folder, found_by = asv_folder, f"benchmark_dir of {asv_file}"
     else:
-        folder, found_by = "benchmarks", "the default folder"
+        folder = next((name for name in DEFAULT_FOLDERS if os.path.isdir(os.path.join(root, name))), "benchmarks")
+        found_by = f"the first of {', '.join(f + '/' for f in DEFAULT_FOLDERS)} that exists"
     absolute = os.path.realpath(os.path.join(root, folder))
     if not absolute.startswith(root + os.sep):
         raise SuiteError(f"the benchmark folder {folder} lies outside the checkout {root}")

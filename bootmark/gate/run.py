@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -406,9 +407,14 @@ def _measure(
 
 def _folder_hint(config: GateConfig) -> str:
     return (
-        f"(the suite was read from {config.benchmark_dir}, the {config.found_by}; if that is not the benchmark folder, "
-        "name it with --benchmarks DIR or [tool.bootmark.gate] benchmarks)"
+        f"(the suite was read from {config.benchmark_dir}, chosen by {config.found_by}; if that is not the benchmark "
+        "folder, name it with --benchmarks DIR or [tool.bootmark.gate] benchmarks)"
     )
+
+
+def _error_line(error: str) -> str:
+    """An error's own line, without pytest's ``E`` margin."""
+    return re.sub(r"^E\s+", "", last_line(error))
 
 
 def _discovery_problems(suite: Suite, config: GateConfig, patterns: Sequence[str]) -> tuple[list, list]:
@@ -417,7 +423,7 @@ def _discovery_problems(suite: Suite, config: GateConfig, patterns: Sequence[str
     cannot have been selected)."""
     problems, warnings = [], []
     for module, error in suite.import_errors.items():
-        message = f"benchmark module {module} fails to import on the current side: {last_line(error)} "
+        message = f"benchmark module {module} fails to import on the current side: {_error_line(error)} "
         (warnings if patterns else problems).append(message + _folder_hint(config))
     for item in suite.ignored:
         warnings.append(f"{item['benchmark']} is not gated: {item['why']}")
@@ -431,7 +437,7 @@ def _side_problems(suites, sides, config, cells, patterns) -> tuple[list, list]:
     problems, warnings = [], []
     gated = {cell.benchmark.name for cell in cells}
     for module, error in suites[CURRENT].import_errors.items():
-        problems.append(f"benchmark module {module} fails to import on the current side: {last_line(error)}")
+        problems.append(f"benchmark module {module} fails to import on the current side: {_error_line(error)}")
     for item in suites[CURRENT].unsupported:
         if not config.excluded(item["benchmark"]) and (not patterns or item["benchmark"] in gated):
             problems.append(
@@ -553,7 +559,7 @@ def run_gate(
         cells = select_cells(found.benchmarks, patterns, config)
         if not cells:
             imports = "".join(
-                f"; {module} fails to import: {last_line(error)}" for module, error in found.import_errors.items()
+                f"; {module} fails to import: {_error_line(error)}" for module, error in found.import_errors.items()
             )
             raise GateError(
                 f"no benchmark to gate in {config.benchmark_dir}"
