@@ -190,7 +190,14 @@ def run_gate(project: Project, clone: Path, interpreter: Path, head: str, factor
     }
 
 
-def _asv_config(project: Project, clone: Path, scratch: Path) -> Path:
+def _asv_environment(home: Path, python: str) -> dict:
+    """asv's environment: its home inside the study's folder, and the projects' Python first
+    on PATH (asv's virtualenv finds ``python3.12`` there)."""
+    path = os.path.dirname(python) + os.pathsep + os.environ.get("PATH", "")
+    return dict(os.environ, HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"), PATH=path)
+
+
+def _asv_config(project: Project, clone: Path, scratch: Path, python: str) -> Path:
     """An asv configuration beside (not in) the clone: the project's own, with a virtualenv
     environment on the machine's Python 3.12 and the project's requirements, so asv can
     build each commit (networkx's own names conda-forge, which this machine cannot reach)."""
@@ -217,7 +224,7 @@ def _asv_config(project: Project, clone: Path, scratch: Path) -> Path:
     path.write_text(json.dumps(config, indent=1), encoding="utf-8")
     home = folder / "home"
     home.mkdir(exist_ok=True)
-    environment = dict(os.environ, HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"))
+    environment = _asv_environment(home, python)
     subprocess.run(
         gate_vs_asv.asv_command("machine", "--yes", "--machine", "gatebox", "--config", str(path)),
         env=environment,
@@ -228,20 +235,19 @@ def _asv_config(project: Project, clone: Path, scratch: Path) -> Path:
     return path
 
 
-def run_asv(project: Project, config: Path, head: str, factor: float) -> dict:
+def run_asv(project: Project, config: Path, head: str, factor: float, python: str) -> dict:
     """``asv continuous --factor F -b REGEX base HEAD``, asv's default sampling."""
-    home = config.parent / "home"
-    environment = dict(os.environ, HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"))
+    environment = _asv_environment(config.parent / "home", python)
     command = gate_vs_asv.asv_command("continuous", "--config", str(config), "--machine", "gatebox")
     command += ["--factor", str(factor), "-b", "|".join(project.peer_selection), "base", head]
     start = time.perf_counter()
     completed = subprocess.run(command, env=environment, stdin=subprocess.DEVNULL, capture_output=True, text=True)
     wall = time.perf_counter() - start
     rows = gate_vs_asv.parse_asv_table(completed.stdout)
-    if completed.returncode not in (0, 1):
+    if completed.returncode not in (0, 1) or (completed.returncode == 1 and not rows):
         _log(f"asv output tail:\n{gate_vs_asv._tail(completed.stdout + completed.stderr)}")
     return {
-        "exit_code": completed.returncode,
+        "exit_code": 2 if completed.returncode == 1 and not rows else completed.returncode,  # 1 and no table: an error
         "flagged": sorted(row.name for row in rows if row.mark == "+"),
         "wall_seconds": wall,
     }
@@ -285,7 +291,7 @@ def study(project: Project, source: str, runs: int, factor: float, python: str, 
     """Every tool ``runs`` times on the README-only and on the slow-down commit, alternating."""
     clone, interpreter, commits = prepare(project, source, scratch, python)
     peer = "asv" if project.framework == "asv" else "pytest_benchmark"
-    config = _asv_config(project, clone, scratch) if peer == "asv" else None
+    config = _asv_config(project, clone, scratch, python) if peer == "asv" else None
     results = {"bootmark_gate": {"readme": [], "slow": []}, peer: {"readme": [], "slow": []}}
     for index in range(runs):
         for head in ("readme", "slow"):
@@ -296,7 +302,7 @@ def study(project: Project, source: str, runs: int, factor: float, python: str, 
                 f"{gate['wall_seconds']:.0f} s"
             )
             if peer == "asv":
-                other = run_asv(project, config, head, factor)
+                other = run_asv(project, config, head, factor, python)
             else:
                 other = run_pytest_benchmark(project, clone, interpreter, head, factor)
             results[peer][head].append(other)

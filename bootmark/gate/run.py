@@ -75,12 +75,19 @@ def _status_of(interval: Interval, tolerance: float) -> str:
 
 class _Pair:
     """The two sides' long-lived workers, loading only the ``select``ed modules (asv) or
-    node ids (pytest); restarted after one fails."""
+    node ids (pytest); restarted after one fails.
+
+    Per-process effects (where the allocator and the string hash put things) can bias one
+    pair of processes by tens of percent on microsecond cells. The two workers of a pair
+    share a hash seed, so that effect of it falls on both sides alike, and each new pair
+    (the confirmation's, the decider's) gets a new seed, so a pair's own bias is not met
+    twice."""
 
     def __init__(self, sides: dict[str, Side], config: GateConfig, select: Sequence[str] | None, pycache: str):
         self.sides, self.config, self.select, self.pycache = sides, config, select, pycache
         self.benchmark_dir = f"{config.root}/{config.benchmark_dir}"
         self.workers: dict[str, SuiteWorker] = {}
+        self.hash_seed = 0
 
     def worker(self, label: str, select: Sequence[str] | None = None) -> SuiteWorker:
         """A new worker for side ``label`` (loading ``select``, default the pair's)."""
@@ -95,10 +102,12 @@ class _Pair:
             select=self.select if select is None else select,
             root=self.config.root,
             pycache=os.path.join(self.pycache, label),
+            hash_seed=self.hash_seed,
         )
 
     def start(self) -> dict[str, Suite]:
         self.close()
+        self.hash_seed += 1  # a new pair, a new seed, the same on both sides
         for label in SIDES:
             self.workers[label] = self.worker(label)
         return {label: worker.suite for label, worker in self.workers.items()}

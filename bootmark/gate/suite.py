@@ -181,6 +181,9 @@ class SuiteWorker:
     pycache : str, optional
         Where its bytecode caches go (``PYTHONPYCACHEPREFIX``), so importing the
         project's code writes nothing into the checkout.
+    hash_seed : int, optional
+        Its ``PYTHONHASHSEED`` (unless the environment sets one): the two workers of a
+        pair share one, so string hashing lays out dicts and sets alike on both sides.
     """
 
     def __init__(
@@ -194,6 +197,7 @@ class SuiteWorker:
         select=None,
         root=None,
         pycache=None,
+        hash_seed=None,
     ):
         config = {
             "paths": list(paths),
@@ -208,6 +212,8 @@ class SuiteWorker:
         self.scratch = tempfile.TemporaryDirectory(prefix="bootmark-gate-worker-")
         environment = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")
         environment["PYTHONPYCACHEPREFIX"] = pycache or os.path.join(self.scratch.name, "pycache")
+        if hash_seed is not None and "PYTHONHASHSEED" not in os.environ:
+            environment["PYTHONHASHSEED"] = str(hash_seed)
         self.child = LineProcess(
             [python, WORKER_SCRIPT, json.dumps(config)],
             f"the {label} worker",
