@@ -135,9 +135,7 @@ def test_a_one_and_a_half_times_slower_benchmark_fails_the_gate_by_name(project)
     assert "bench_demo.time_other" not in regressions and "time_work_n" not in regressions
     assert "Traceback" not in completed.stderr
     assert "measuring them again with fresh workers" in completed.stderr  # seen twice before failing
-    receipt = receipts.load_receipt(
-        os.path.join(project, "receipts", "gate", gate_receipts(project)[0])
-    )
+    receipt = receipts.load_receipt(os.path.join(project, "receipts", "gate", gate_receipts(project)[0]))
     cells = {cell["label"]: cell for cell in receipt["body"]["cells"]}
     assert receipt["body"]["exit_code"] == 1
     assert cells["bench_demo.time_work"]["status"] == "regression"
@@ -384,9 +382,7 @@ def test_a_moved_drift_control_turns_a_regression_into_cannot_judge():
         ("improvement", "undecided", None, "unconfirmed-improvement", 2),
     ],
 )
-def test_a_slower_or_faster_cell_is_confirmed_by_fresh_workers(
-    monkeypatch, first, second, third, status, measurements
-):
+def test_a_slower_or_faster_cell_is_confirmed_by_fresh_workers(monkeypatch, first, second, third, status, measurements):
     from types import SimpleNamespace
 
     from bootmark.gate import run as gate

@@ -301,7 +301,8 @@ def test_a_project_environment_without_bootmark(tmp_path):
 def test_a_missing_interpreter_is_one_clean_line(tmp_path):
     root = _asv_project(tmp_path / "project", "", "benchmarks")
     completed = gate(root, "--baseline", "HEAD~1", "--python", "no/such/python")
-    assert completed.returncode == 2 and "no interpreter 'no/such/python'" in completed.stderr
+    assert completed.returncode == 2 and "no interpreter" in completed.stderr
+    assert "no/such/python" in completed.stderr and ".venv/bin/python" in completed.stderr  # the value and the fix
     assert "Traceback" not in completed.stderr
 
 

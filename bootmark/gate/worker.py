@@ -96,7 +96,18 @@ def _package(folder):
 
 def module_names(folder: str) -> list[str]:
     """Every benchmark module under ``folder``, dotted relative to it, in asv's order
-    (files and folders starting with ``_`` or ``.`` are not benchmarks)."""
+    (files and folders starting with ``_`` or ``.`` are not benchmarks).
+
+    Parameters
+    ----------
+    folder : str
+        The benchmark folder.
+
+    Returns
+    -------
+    list of str
+        Dotted module names, e.g. ``["bench_io", "solvers.bench_lu"]``.
+    """
     names = []
     for directory, subdirectories, files in os.walk(folder):
         subdirectories[:] = sorted(d for d in subdirectories if not d.startswith((".", "_")))
@@ -184,7 +195,18 @@ def discover(folder: str, only: list[str] | None = None) -> tuple[list[dict], di
 
 def failure_text(frames: int = 12) -> str:
     """The exception being handled, as a traceback of the benchmark's own frames (the
-    worker's frames, which say nothing about the benchmark, are left out)."""
+    worker's frames, which say nothing about the benchmark, are left out).
+
+    Parameters
+    ----------
+    frames : int, optional
+        The most recent frames kept.
+
+    Returns
+    -------
+    str
+        ``Traceback (most recent call last):``, the frames, and the exception's line.
+    """
     kind, error, trace = sys.exc_info()
     own = [frame for frame in traceback.extract_tb(trace) if os.path.dirname(os.path.abspath(frame.filename)) != HERE]
     return "".join(
@@ -250,9 +272,23 @@ def _control_workload():
 
 def time_calls(call, number, setup=None):
     """Seconds per call of ``number`` calls of ``call``, with the garbage collector off (as
-    timeit does: a collection triggered by earlier code must not land here). ``setup``,
-    when given, runs before each call, outside the timing, and returns the call's
-    ``(args, kwargs)`` (pytest-benchmark's ``pedantic(setup=...)``)."""
+    timeit does: a collection triggered by earlier code must not land here).
+
+    Parameters
+    ----------
+    call : callable
+        The timed call; called with no arguments, or with what ``setup`` returns.
+    number : int
+        Calls in the sample.
+    setup : callable, optional
+        Runs before each call, outside the timing, and returns the call's
+        ``(args, kwargs)`` (pytest-benchmark's ``pedantic(setup=...)``).
+
+    Returns
+    -------
+    float
+        Seconds per call.
+    """
     collecting = gc.isenabled()
     gc.disable()
     try:
