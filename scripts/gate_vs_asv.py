@@ -1153,17 +1153,7 @@ def run_gate_study(repo: DemoRepo, runs_a: int, runs_b: int, tolerance: float = 
     -------
     tuple of AsvRun
     """
-    runs = []
-    for index, (comparison, base, head) in enumerate(_schedule(runs_a, runs_b), 1):
-        outcome = run_bootmark_gate(repo, base, head, tolerance)
-        runs.append(AsvRun(comparison, base, head, outcome))
-        _log(
-            f"gate {index}: {base} vs {head}: exit {outcome.exit_code}, flagged {list(outcome.flagged)}, "
-            f"{outcome.wall_seconds:.1f} s"
-        )
-        if outcome.exit_code not in (0, 1):
-            _log("gate stderr tail:\n" + outcome.output_tail)
-    return tuple(runs)
+    return _interleaved("gate", lambda base, head: run_bootmark_gate(repo, base, head, tolerance), runs_a, runs_b)
 
 
 def run_pytest_benchmark(repo: DemoRepo, base: str, head: str, factor: float = 1.1) -> AsvOutcome:
@@ -1216,16 +1206,24 @@ def run_pytest_benchmark(repo: DemoRepo, base: str, head: str, factor: float = 1
 
 def run_pytest_benchmark_study(repo: DemoRepo, runs_a: int, runs_b: int, factor: float = 1.1) -> tuple[AsvRun, ...]:
     """The same interleaved schedule as :func:`run_asv_study`, with pytest-benchmark."""
+    return _interleaved(
+        "pytest-benchmark", lambda base, head: run_pytest_benchmark(repo, base, head, factor), runs_a, runs_b
+    )
+
+
+def _interleaved(tool: str, run, runs_a: int, runs_b: int) -> tuple[AsvRun, ...]:
+    """``run(base, head)`` on :func:`_schedule`'s interleaved null and slowed comparisons,
+    each outcome logged (with the output's tail when the tool could not judge)."""
     runs = []
     for index, (comparison, base, head) in enumerate(_schedule(runs_a, runs_b), 1):
-        outcome = run_pytest_benchmark(repo, base, head, factor)
+        outcome = run(base, head)
         runs.append(AsvRun(comparison, base, head, outcome))
         _log(
-            f"pytest-benchmark {index}: {base} vs {head}: exit {outcome.exit_code}, flagged {list(outcome.flagged)}, "
+            f"{tool} {index}: {base} vs {head}: exit {outcome.exit_code}, flagged {list(outcome.flagged)}, "
             f"{outcome.wall_seconds:.1f} s"
         )
         if outcome.exit_code not in (0, 1):
-            _log("pytest-benchmark output tail:\n" + outcome.output_tail)
+            _log(f"{tool} output tail:\n" + outcome.output_tail)
     return tuple(runs)
 
 

@@ -166,20 +166,33 @@ def _environment_python(environment):
     return os.path.join(environment, "Scripts" if os.name == "nt" else "bin", "python")
 
 
-def _inherited_site_packages(python=None):
-    """The package folders of ``python`` (default this interpreter), which an environment
-    built for a side sees behind its own."""
-    if python is None or os.path.realpath(python) == os.path.realpath(sys.executable):
-        return [path for path in site.getsitepackages() if os.path.isdir(path)]
-    listed = subprocess.run(
-        [python, "-c", "import site, json; print(json.dumps(site.getsitepackages()))"],
+def _ask(python, expression, what):
+    """The JSON value of ``expression`` evaluated by the interpreter ``python`` (standard
+    library only), or :class:`SideError` naming ``what`` could not be learnt."""
+    asked = subprocess.run(
+        [python, "-c", f"import json, site, sys; print(json.dumps({expression}))"],
         capture_output=True,
         text=True,
         check=False,
     )
-    if listed.returncode != 0:
-        raise SideError(f"{python} cannot list its site-packages: {listed.stderr.strip()[-500:]}")
-    return [path for path in json.loads(listed.stdout) if os.path.isdir(path)]
+    if asked.returncode != 0:
+        raise SideError(f"the interpreter {python} cannot report {what}: {asked.stderr.strip()[-500:]}")
+    return json.loads(asked.stdout)
+
+
+def _is_this_interpreter(python):
+    return python is None or os.path.realpath(python) == os.path.realpath(sys.executable)
+
+
+def _inherited_site_packages(python=None):
+    """The package folders of ``python`` (default this interpreter), which an environment
+    built for a side sees behind its own."""
+    folders = (
+        site.getsitepackages()
+        if _is_this_interpreter(python)
+        else _ask(python, "site.getsitepackages()", "its site-packages")
+    )
+    return [path for path in folders if os.path.isdir(path)]
 
 
 def _base_python(config):
@@ -251,17 +264,10 @@ def _build(config, tree, environment, log):
 
 def _python_tag(python):
     """``pyXY`` for the interpreter ``python``."""
-    if os.path.realpath(python) == os.path.realpath(sys.executable):
-        return f"py{sys.version_info.major}{sys.version_info.minor}"
-    found = subprocess.run(
-        [python, "-c", "import sys; print(f'py{sys.version_info.major}{sys.version_info.minor}')"],
-        capture_output=True,
-        text=True,
-        check=False,
+    major, minor = (
+        sys.version_info[:2] if _is_this_interpreter(python) else _ask(python, "sys.version_info[:2]", "its version")
     )
-    if found.returncode != 0:
-        raise SideError(f"the interpreter {python} does not run: {found.stderr.strip()[-500:]}")
-    return found.stdout.strip()
+    return f"py{major}{minor}"
 
 
 def _side(config, label, revision, dirty, tree, stack, cache, say):
