@@ -41,6 +41,8 @@ WITH_EXAMPLES = (
     "bootmark.core.timing",
     "bootmark.core.errors",
     "bootmark.site.history",
+    "bootmark.site.model",
+    "bootmark.site.gates",
     "bootmark.core.workspace",
 )
 # Harness modules documented without examples (everything they offer times code).
@@ -53,6 +55,8 @@ WITHOUT_EXAMPLES = (
     "bootmark.gate.asv_study",
     "bootmark.site.build",
     "bootmark.site.charts",
+    "bootmark.site.audits",
+    "bootmark.site.engine",
 )
 DOCUMENTED = WITH_EXAMPLES + WITHOUT_EXAMPLES
 

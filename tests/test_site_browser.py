@@ -1,12 +1,14 @@
 """The site in a real browser: Debian's Chromium, driven by Playwright through its
 executable path (Playwright's own browser download is never used).
 
-Against a site built from the fixture workspace (tests/site_fixture.py, with one LOSS)
-and against the committed site (docs/site), every page must load with no console error
-and no failed request, every internal link must resolve (file and anchor), the speed
-table must have the rows its receipt has and mark the LOSS, sorting must reorder the
-rows, each page must fit a phone's width and pass axe-core's checks, and a screenshot
-of each page must not be blank.
+Against sites built from four workspaces (tests/test_site_workspaces.py: audits only,
+gate runs only, a bench receipt written without git, and the fixture workspace of
+tests/site_fixture.py with one LOSS), each moved to another folder after it is built, and
+against the committed site (docs/site): every page must load with no console error and no
+failed request, every internal link must resolve inside the site's folder (file and
+anchor), the speed table must have the rows its receipt has and mark the LOSS, sorting
+must reorder the rows, each page must fit a phone's width and pass axe-core's checks, and
+a screenshot of each page must not be blank.
 
 Where no Chromium is found the tests skip and say so; with BOOTMARK_REQUIRE_BROWSER=1
 (set by .ci/run, which installs Chromium) they fail instead. With
@@ -25,6 +27,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from site_fixture import ROOT, make_workspace, peer_comparisons  # noqa: E402 - the tests folder, just above
+from test_site_workspaces import PAGES_OF, WORKSPACES  # noqa: E402
 
 from bootmark.site import build as website  # noqa: E402
 
@@ -79,6 +82,19 @@ def fixture_site(tmp_path_factory):
     return root / "site", workspace
 
 
+@pytest.fixture(scope="module")
+def moved_sites(tmp_path_factory):
+    """{workspace kind: its site}, each built and then moved to another folder."""
+    root = tmp_path_factory.mktemp("sites-moved")
+    sites = {}
+    for kind, make in sorted(WORKSPACES.items()):
+        website.build_site(str(root / "built" / kind), str(make(root / "workspaces" / kind)))
+        sites[kind] = root / "moved" / kind / "public"
+        sites[kind].parent.mkdir(parents=True)
+        shutil.move(root / "built" / kind, sites[kind])
+    return sites
+
+
 def _open(browser, url, width=1200):
     page = browser.new_page(viewport={"width": width, "height": 900})
     problems = []
@@ -94,15 +110,19 @@ def _open(browser, url, width=1200):
 
 
 def _links_resolve(page, site):
-    """Every internal link's file exists, and its anchor is an id on the target page."""
+    """Every internal link's file exists inside ``site``, and its anchor is an id on the
+    target page."""
     broken = []
+    inside = os.path.realpath(site) + os.sep
     for href in page.eval_on_selector_all("a[href]", "links => links.map(link => link.href)"):
         parsed = urlparse(href)
         if parsed.scheme != "file":
             broken.append(f"{href}: not a local link")
             continue
         target = unquote(parsed.path)
-        if not os.path.isfile(target):
+        if not os.path.realpath(target).startswith(inside):
+            broken.append(f"{href}: outside the site's folder")
+        elif not os.path.isfile(target):
             broken.append(f"{href}: no such file")
         elif parsed.fragment and target.endswith(".html"):
             with open(target, encoding="utf-8") as stream:
@@ -119,12 +139,14 @@ def _not_blank(png: bytes) -> bool:
     return float(pixels[..., :3].std()) > 0.05
 
 
-@pytest.mark.parametrize("name", PAGES)
-def test_each_page_loads_cleanly_links_resolve_fits_a_phone_and_passes_axe(browser, fixture_site, name):
+@pytest.mark.parametrize(
+    ("kind", "name"), [(kind, name) for kind in sorted(PAGES_OF) for name in PAGES if name in PAGES_OF[kind]]
+)
+def test_each_page_loads_cleanly_links_resolve_fits_a_phone_and_passes_axe(browser, moved_sites, kind, name):
     # late: only with a browser
     from axe_playwright_python.sync_playwright import Axe
 
-    site, _ = fixture_site
+    site = moved_sites[kind]
     page, problems = _open(browser, (site / name).as_uri())
     assert not problems, problems
     assert page.title() and page.locator("h1").count() == 1
@@ -170,7 +192,7 @@ def test_the_speed_table_has_the_receipts_rows_marks_the_loss_and_sorts(browser,
 
 def test_the_committed_site_in_the_browser(browser):
     committed = ROOT / "docs" / "site"
-    for name in PAGES:
+    for name in [name for name in PAGES if (committed / name).is_file()]:
         page, problems = _open(browser, (committed / name).as_uri())
         assert not problems, (name, problems)
         assert not _links_resolve(page, committed), name
@@ -183,13 +205,17 @@ def test_the_committed_site_in_the_browser(browser):
 
 
 def test_negative_control_a_broken_link_and_a_blank_page_are_caught(browser, tmp_path):
-    (tmp_path / "other.html").write_text("<!DOCTYPE html><title>other</title><h1 id='here'>x</h1>")
-    (tmp_path / "page.html").write_text(
+    (tmp_path / "outside.json").write_text("{}")
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "other.html").write_text("<!DOCTYPE html><title>other</title><h1 id='here'>x</h1>")
+    (tmp_path / "site" / "page.html").write_text(
         "<!DOCTYPE html><html lang='en'><title>t</title><body>"
-        "<a href='missing.html'>a</a><a href='other.html#nowhere'>b</a><a href='other.html#here'>c</a></body></html>"
+        "<a href='missing.html'>a</a><a href='other.html#nowhere'>b</a><a href='other.html#here'>c</a>"
+        "<a href='../outside.json'>d</a></body></html>"
     )
-    page, _ = _open(browser, (tmp_path / "page.html").as_uri())
-    broken = _links_resolve(page, tmp_path)
-    assert len(broken) == 2 and "no such file" in broken[0] and "no element with that id" in broken[1]
+    page, _ = _open(browser, (tmp_path / "site" / "page.html").as_uri())
+    broken = _links_resolve(page, tmp_path / "site")
+    assert len(broken) == 3 and "no such file" in broken[0] and "no element with that id" in broken[1]
+    assert "outside the site's folder" in broken[2]
     assert not _not_blank(page.screenshot(clip={"x": 0, "y": 200, "width": 300, "height": 200}))
     page.close()

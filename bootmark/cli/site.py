@@ -1,4 +1,4 @@
-"""``bootmark site``: the static scoreboard site, built from a workspace's receipts."""
+"""``bootmark site``: a static site, built from whatever receipts a workspace holds."""
 
 import argparse
 import os
@@ -33,7 +33,7 @@ def add_site(commands):
     """The ``site`` verb: its arguments and handler."""
     site = commands.add_parser(
         "site",
-        help="build the static scoreboard site (speed grid, history, hosts, studies, memory) from the receipts",
+        help="build a static site from the workspace's receipts (audits, gate runs, engine grid, history)",
         description=module_docstring("bootmark.site.build"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -15,7 +15,16 @@ from bootmark.core.processes import last_line
 from bootmark.gate.config import GateConfig
 from bootmark.gate.verdicts import CellVerdict, GateVerdict
 
-__all__ = ["HEADINGS", "gate_provenance", "receipt_body", "render_markdown", "write_receipt", "write_step_summary"]
+__all__ = [
+    "HEADINGS",
+    "gate_provenance",
+    "ratio_text",
+    "receipt_body",
+    "render_markdown",
+    "value_text",
+    "write_receipt",
+    "write_step_summary",
+]
 
 # The sections of the summary, in the order a reviewer needs them. Unconfirmed improvements
 # (faster once, not again) have none: they are in the collapsed table of every cell only.
@@ -31,7 +40,25 @@ HEADINGS = (
 )
 
 
-def _value(amount: float, unit: str) -> str:
+def value_text(amount: float, unit: str) -> str:
+    """A measured value in its unit as a table shows it: ``1.23 ms``, ``160.2 MiB``, ``42 items``.
+
+    Parameters
+    ----------
+    amount : float
+        The value, in ``unit``.
+    unit : str
+        ``s`` (seconds), ``bytes``, or a track's own unit.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> value_text(0.00123, "s"), value_text(2**24, "bytes"), value_text(42, "items")
+    ('1.23 ms', '16.0 MiB', '42 items')
+    """
     if unit == "s":
         for scale, name in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
             if amount >= scale:
@@ -42,16 +69,42 @@ def _value(amount: float, unit: str) -> str:
     return f"{amount:.4g} {unit}".strip()
 
 
+def ratio_text(cell: CellVerdict) -> str:
+    """A cell's current/baseline ratio with its interval, then its confirmation and decider.
+
+    Parameters
+    ----------
+    cell : CellVerdict
+
+    Returns
+    -------
+    str
+        Empty for a cell without a ratio (broken, new, skipped).
+
+    Examples
+    --------
+    >>> from bootmark.gate.verdicts import CellVerdict, Interval
+    >>> cell = CellVerdict("b", "time", "regression", 1.05, "s", ratio=Interval(1.2, 1.1, 1.3, "block bootstrap 95%"),
+    ...                    confirmation=Interval(1.21, 1.15, 1.25, "block bootstrap 95%"))
+    >>> ratio_text(cell)
+    '1.200 (1.100–1.300); again 1.210 (1.150–1.250)'
+    """
+    if cell.ratio is None:
+        return ""
+    words = f"{cell.ratio.median:.3f} ({cell.ratio.low:.3f}–{cell.ratio.high:.3f})"
+    for word, again in (("again", cell.confirmation), ("third", cell.decider)):
+        if again is not None:
+            words += f"; {word} {again.median:.3f} ({again.low:.3f}–{again.high:.3f})"
+    return words
+
+
 def _row(cell: CellVerdict) -> str:
     if cell.ratio is None:
         why = f" ({cell.note})" if cell.status == "undecided" and cell.note else ""
         return f"| `{cell.label}` | {cell.kind} | | | | x{cell.tolerance:g} | {cell.status}{why} |"
     # both values from one round, the round at the median ratio, so they agree with it
-    before, after = (_value(amount, cell.unit) for amount in cell.median_round())
-    ratio = f"{cell.ratio.median:.3f} ({cell.ratio.low:.3f}–{cell.ratio.high:.3f})"
-    for word, again in (("again", cell.confirmation), ("third", cell.decider)):
-        if again is not None:
-            ratio += f"; {word} {again.median:.3f} ({again.low:.3f}–{again.high:.3f})"
+    before, after = (value_text(amount, cell.unit) for amount in cell.median_round())
+    ratio = ratio_text(cell)
     return f"| `{cell.label}` | {cell.kind} | {before} | {after} | {ratio} | x{cell.tolerance:g} | {cell.status} |"
 
 

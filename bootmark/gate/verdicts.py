@@ -101,6 +101,11 @@ class Interval:
         """The receipt's form."""
         return {"median": self.median, "low": self.low, "high": self.high, "method": self.method}
 
+    @classmethod
+    def from_json(cls, data: Mapping | None) -> Interval | None:
+        """The interval a receipt holds (None for None)."""
+        return None if data is None else cls(data["median"], data["low"], data["high"], data["method"])
+
 
 @dataclass(frozen=True)
 class CellVerdict:
@@ -166,6 +171,32 @@ class CellVerdict:
             return None
         ordered = sorted(pairs, key=lambda pair: pair[1] / pair[0])
         return ordered[(len(ordered) - 1) // 2]
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> CellVerdict:
+        """The cell verdict a gate receipt holds (``body.cells[i]``), the inverse of :meth:`to_json`.
+
+        Examples
+        --------
+        >>> from bootmark.gate.verdicts import CellVerdict
+        >>> cell = CellVerdict("b", "time", "same", 1.1, "s", baseline=(2.0,), current=(2.1,))
+        >>> CellVerdict.from_json(cell.to_json()) == cell
+        True
+        """
+        return cls(
+            data["label"],
+            data["kind"],
+            data["status"],
+            data["tolerance"],
+            data["unit"],
+            tuple(data["baseline"]),
+            tuple(data["current"]),
+            Interval.from_json(data["ratio"]),
+            Interval.from_json(data["confirmation"]),
+            Interval.from_json(data.get("decider")),
+            data["number"],
+            data["note"],
+        )
 
     def to_json(self) -> dict:
         """The receipt's form."""

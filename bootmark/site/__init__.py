@@ -1,8 +1,11 @@
-"""The static scoreboard site (``bootmark site``): pages built from a workspace's
-receipts, their SVG charts, the receipts' history across git, and the stylesheet and
-script the pages ship with (``assets/``).
+"""The static site (``bootmark site``): pages built from whatever receipts a workspace
+holds (audits, gate runs, bootmark's engine grid and memory), their SVG charts, the
+receipts' history across git, and the stylesheet and script the pages ship with
+(``assets/``). ``model`` renders pages and copies linked receipts; ``audits``, ``gates``
+and ``engine`` draw the pages of each receipt kind; ``build`` decides which pages a
+workspace gets.
 
 Nothing is imported here: import the module you use.
 
-May import: bootmark.bench, bootmark.core.
+May import: bootmark.bench, bootmark.gate (its records and wording), bootmark.core.
 """
