@@ -36,6 +36,8 @@ WITH_EXAMPLES = (
     "bootmark.gate.suite",
     "bootmark.gate.config",
     "bootmark.gate.verdicts",
+    "bootmark.gate.record",
+    "bootmark.gate.headtohead",
     "bootmark.core.extras",
     "bootmark.core.sections",
     "bootmark.core.timing",
@@ -57,6 +59,8 @@ WITHOUT_EXAMPLES = (
     "bootmark.site.charts",
     "bootmark.site.audits",
     "bootmark.site.engine",
+    "bootmark.site.records",
+    "bootmark.site.headtohead",
 )
 DOCUMENTED = WITH_EXAMPLES + WITHOUT_EXAMPLES
 

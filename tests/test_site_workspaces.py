@@ -59,15 +59,125 @@ def wheel_workspace(root: pathlib.Path) -> pathlib.Path:
     return root
 
 
+# One head-to-head group in the last record: the reference "mine" against a slower and a
+# faster implementation (ratios and verdicts as bootmark record writes them).
+HEAD_TO_HEAD = {
+    "label": "bench.TimeLibraries.time_sum",
+    "benchmark": "bench.TimeLibraries.time_sum",
+    "parameter": "library",
+    "others": [],
+    "reference": "mine",
+    "tolerance": 1.1,
+    "number": 20,
+    "rounds": 20,
+    "rows": [
+        {"implementation": "mine", "median_s": 1.0e-3, "ratio": None, "verdict": None},
+        {
+            "implementation": "slow",
+            "median_s": 1.5e-3,
+            "ratio": {"median": 1.5, "ci_low": 1.45, "ci_high": 1.55},
+            "verdict": "win",
+        },
+        {
+            "implementation": "fast",
+            "median_s": 0.6e-3,
+            "ratio": {"median": 0.6, "ci_low": 0.58, "ci_high": 0.62},
+            "verdict": "LOSS",
+        },
+    ],
+}
+
+
+def records_workspace(root: pathlib.Path) -> pathlib.Path:
+    """A git workspace of 12 commits, each with a record receipt (sealed here, with times
+    placed by the test: 1 ms with 2% noise, 30% more from commit 7 on) and a gate receipt
+    of the last commit. The records made by ``bootmark record`` itself are in
+    tests/test_site_records.py."""
+    import numpy as np
+
+    gate = receipts.load_receipt(str(sorted(GATE_FOLDER.glob("*.json"))[0]))
+    noise = np.exp(np.random.default_rng(20261205).normal(0.0, 0.02, (12, 15)))
+    root.mkdir(parents=True)
+    for arguments in (
+        ("init", "-q", "-b", "main"),
+        ("config", "user.email", "t@example.invalid"),
+        ("config", "user.name", "t"),
+    ):
+        subprocess.run(["git", *arguments], cwd=root, check=True, capture_output=True)
+    folder = root / "receipts" / "records"
+    folder.mkdir(parents=True)
+    for number in range(1, 13):
+        (root / "code.txt").write_text(f"revision {number}\n")
+        subprocess.run(["git", "add", "code.txt"], cwd=root, check=True, capture_output=True)
+        subprocess.run(["git", "commit", "-q", "-m", f"commit {number}"], cwd=root, check=True, capture_output=True)
+        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, check=True, capture_output=True, text=True)
+        sha = sha.stdout.strip()
+        level = 1.3e-3 if number >= 7 else 1.0e-3
+        samples = [level * float(value) for value in noise[number - 1]]
+        provenance = dict(
+            gate["provenance"], source={"git_sha": sha, "dirty": False}, started_utc=f"2026-12-05T{number:02d}:00:00Z"
+        )
+        body = {
+            "project": {
+                "name": "demo",
+                "version": "1.0",
+                "commit": sha,
+                "dirty": False,
+                "framework": "asv",
+                "python": "3.11.7",
+                "distributions": {},
+            },
+            "benchmark_dir": "benchmarks",
+            "commit": sha,
+            "dirty": False,
+            "how": "import path",
+            "settings": {
+                "min_rounds": 10,
+                "max_rounds": 40,
+                "batch": 5,
+                "settle": 0.01,
+                "warmups": 2,
+                "sample_target_s": 0.02,
+                "memory_samples": 3,
+            },
+            "control": {"samples_s": [4e-4] * 15, "median_s": 4e-4},
+            "cells": [
+                {
+                    "label": "bench.time_work",
+                    "kind": "time",
+                    "unit": "s",
+                    "status": "measured",
+                    "samples": samples,
+                    "median": sorted(samples)[7],
+                    "number": 20,
+                    "note": "",
+                    "control": [4e-4] * 15,
+                }
+            ],
+            "problems": [],
+            "warnings": [],
+            "wall_seconds": 3.0,
+            "headtohead": [] if number < 12 else [HEAD_TO_HEAD],
+        }
+        receipts.write_receipt(receipts.seal("record", provenance, body), str(folder))
+    gated = json.loads(json.dumps(gate))
+    gated["body"]["current"] = {"revision": sha, "dirty": False, "how": "import path"}
+    gated["provenance"]["source"] = {"git_sha": sha, "dirty": False}
+    receipts.write_receipt(receipts.seal("gate", gated["provenance"], gated["body"]), str(root / "receipts" / "gate"))
+    return root
+
+
 WORKSPACES = {
     "studies": studies_workspace,
     "gate": gate_workspace,
+    "records": records_workspace,
     "wheel": wheel_workspace,
     "everything": make_workspace,
 }
 PAGES_OF = {
     "studies": {"index.html", "audits.html", "history.html", "hosts.html"},
     "gate": {"index.html", "gate.html"},
+    "records": {"index.html", "suite.html", "versus.html", "gate.html"},
     "wheel": {"index.html", "speed.html", "history.html", "hosts.html"},
     "everything": {"index.html", "audits.html", "speed.html", "history.html", "hosts.html", "memory.html"},
 }
@@ -119,8 +229,9 @@ def test_each_workspace_gets_its_pages_and_a_folder_that_works_when_moved(tmp_pa
 def test_linked_receipts_are_copied_byte_for_byte(tmp_path):
     workspace = make_workspace(tmp_path / "workspace")
     files = website.build_site(str(tmp_path / "site"), str(workspace))
-    copies = [name for name in files if name.startswith("receipts/")]
+    copies = [name for name in files if name.startswith("receipts/") and name.endswith(".json")]
     assert copies, "no receipt copied"
+    assert (tmp_path / "site" / "receipts" / "index.txt").read_text().split() == sorted(copies)
     for name in copies:
         assert (tmp_path / "site" / name).read_bytes() == (workspace / name).read_bytes(), name
     linked = {ref for page in (tmp_path / "site").glob("*.html") for ref in references(page.read_text())}
@@ -171,6 +282,23 @@ def test_the_gate_page_has_a_row_per_cell_and_the_verdict(tmp_path):
         assert table.count("<tr") == len(receipt["body"]["cells"])
         verdict = {0: "PASS", 1: "FAIL", 2: "cannot judge"}[receipt["body"]["exit_code"]]
         assert section.split("</h2>", 1)[0].endswith(verdict)
+
+
+def test_the_suite_page_places_the_step_at_commit_seven_and_links_the_gate_run(tmp_path):
+    workspace = records_workspace(tmp_path / "workspace")
+    website.build_site(str(tmp_path / "site"), str(workspace))
+    commits = subprocess.run(
+        ["git", "rev-list", "--reverse", "HEAD"], cwd=workspace, check=True, capture_output=True, text=True
+    ).stdout.split()
+    page = (tmp_path / "site" / "suite.html").read_text()
+    section = page.split('id="suite-bench-time-work"', 1)[1]
+    rows = section.split("<tbody>", 1)[1].split("</tbody>", 1)[0].split("<tr")[1:]
+    assert len(rows) == 12
+    assert [index for index, row in enumerate(rows) if "a new level starts here" in row] == [6]
+    assert commits[6][:10] in rows[6] and "gate.html#run-" in rows[-1]
+    assert f"steps at commit {commits[6][:10]}" in _words(tmp_path / "site" / "index.html")
+    versus = (tmp_path / "site" / "versus.html").read_text()
+    assert versus.count('<tr class="loss">') == 2  # fast beats mine: in the tally and in the group's table
 
 
 def test_a_receipt_written_without_git_builds_every_page(tmp_path):

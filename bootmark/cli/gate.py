@@ -12,7 +12,7 @@ from bootmark.cli.common import module_docstring
 from bootmark.core import workspace
 from bootmark.core.errors import UsageError
 
-__all__ = ["add_gate"]
+__all__ = ["add_gate", "keep_out_of_git", "project_root"]
 
 
 def _gate(args):
@@ -28,7 +28,7 @@ def _gate(args):
         raise UsageError(f"--budget must be a positive number of seconds, got {args.budget}")
     if args.min_rounds < 5:
         raise UsageError(f"--min-rounds must be at least 5 (an interval needs paired rounds), got {args.min_rounds}")
-    project = _project_root(args.project)
+    project = project_root(args.project)
     python = os.path.abspath(args.python) if args.python and os.sep in args.python else args.python  # as typed
     config = gate_config.load_config(project, args.benchmarks, args.tolerance, args.framework, python)
     baseline, why = gate.default_baseline(project) if args.baseline == "auto" else (args.baseline, "--baseline")
@@ -37,7 +37,7 @@ def _gate(args):
         min_rounds=args.min_rounds, max_rounds=max(args.max_rounds, args.min_rounds), budget_s=args.budget
     )
     folder = None if args.no_receipt else workspace.writable_directory("gate", args.output_dir)
-    own_files = _keep_out_of_git(folder, project) if folder is not None else None
+    own_files = keep_out_of_git(folder, project) if folder is not None else None
     verdict = gate.run_gate(
         config, baseline, args.bench, settings, show_progress=not args.no_progress, own_files=own_files
     )
@@ -58,7 +58,7 @@ def _gate(args):
     return verdict.exit_code
 
 
-def _keep_out_of_git(folder, project):
+def keep_out_of_git(folder, project):
     """The receipt folder relative to the gated checkout, when it lies inside it (None
     otherwise). A folder that holds no tracked file gets a ``.gitignore`` of ``*`` (which
     ignores itself too), so the gate's receipts never make the checkout dirty; a folder
@@ -73,13 +73,13 @@ def _keep_out_of_git(folder, project):
     ignore = os.path.join(absolute, ".gitignore")
     if not tracked and not os.path.exists(ignore):
         with open(ignore, "w", encoding="utf-8") as stream:
-            stream.write("# bootmark gate's verdict receipts: kept out of git (delete this file to commit them)\n*\n")
+            stream.write("# bootmark's receipts, kept out of git (delete this file to commit them)\n*\n")
     return relative
 
 
-def _project_root(given):
-    """The git checkout the gate compares in: ``--project``, else the one holding the
-    current directory."""
+def project_root(given, verb="bootmark gate"):
+    """The git checkout ``verb`` works in: ``--project``, else the one holding the current
+    directory; a usage error names ``verb`` when there is none."""
     start = os.path.abspath(given or os.getcwd())
     if not os.path.isdir(start):
         raise UsageError(f"--project {given!r} is not a folder")
@@ -88,9 +88,9 @@ def _project_root(given):
             ["git", "rev-parse", "--show-toplevel"], cwd=start, capture_output=True, text=True, check=False
         )
     except FileNotFoundError:
-        raise UsageError("git is not installed; bootmark gate compares two commits of a git checkout") from None
+        raise UsageError(f"git is not installed; {verb} works in a git checkout") from None
     if top.returncode != 0:
-        raise UsageError(f"{start} is not inside a git checkout; run bootmark gate in your project's repository")
+        raise UsageError(f"{start} is not inside a git checkout; run {verb} in your project's repository")
     return top.stdout.strip()
 
 

@@ -1,7 +1,7 @@
 """The ``bootmark`` command line.
 
 Verbs: ``init``, ``doctor``, ``example``, ``bench``, ``compare``, ``versus``, ``gate``,
-``memory``, ``scoreboard`` and ``study``. Every verb reads and writes in the workspace
+``record``, ``memory``, ``scoreboard``, ``site`` and ``study``. Every verb reads and writes in the workspace
 (``--workspace DIR``, else ``BOOTMARK_WORKSPACE``, else the nearest folder upward with a
 ``bootmark.toml`` or ``[tool.bootmark]``, else the current directory).
 
@@ -27,7 +27,7 @@ import traceback
 # loading numpy, numba or the engine (nor fail when one of them is broken). Each verb's
 # handler imports what it needs when it runs.
 from bootmark import __version__
-from bootmark.cli import bench, compare, gate, site, start, study
+from bootmark.cli import bench, compare, gate, record, site, start, study
 from bootmark.cli.common import use_workspace
 from bootmark.core import extras
 from bootmark.core.errors import BUG, FINDING, INTERRUPTED, OK, STOPPED, USAGE, UsageError
@@ -99,6 +99,7 @@ VERBS = (
     compare.add_compare,
     compare.add_versus,
     gate.add_gate,
+    record.add_record,
     bench.add_memory,
     bench.add_scoreboard,
     site.add_site,

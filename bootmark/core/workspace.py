@@ -62,6 +62,7 @@ RECEIPT_FOLDERS = {
     "gate": "gate",
     "gatecheck": "gatecheck",
     "gatesuites": "gatesuites",
+    "record": "records",
 }
 
 CONFIG_TEMPLATE = """\

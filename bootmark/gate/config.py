@@ -83,6 +83,11 @@ class GateConfig:
         The interpreter the workers run on (absolute), or None for bootmark's own.
     found_by : str
         How the benchmark folder was chosen, for the message that names it.
+    implementation : str or None
+        The parameter that names the implementation in head-to-head benchmarks
+        (``bootmark.gate.headtohead``), or None.
+    reference : str or None
+        The implementation the others are set against (with ``implementation``).
     """
 
     root: str
@@ -97,6 +102,8 @@ class GateConfig:
     framework: str = "asv"
     python: str | None = None
     found_by: str = "--benchmarks"
+    implementation: str | None = None
+    reference: str | None = None
 
     def tolerance_for(self, benchmark: str) -> float:
         """The allowed slow-down factor of ``benchmark`` (an asv name): the first matching
@@ -220,7 +227,19 @@ def load_config(
             raise SuiteError(f"{pyproject}: [tool.bootmark.gate] must be a table")
         project_name = data.get("project", {}).get("name")
         config_file = pyproject
-    known = {"benchmarks", "framework", "python", "package", "paths", "install", "tolerance", "tolerances", "exclude"}
+    known = {
+        "benchmarks",
+        "framework",
+        "python",
+        "package",
+        "paths",
+        "install",
+        "tolerance",
+        "tolerances",
+        "exclude",
+        "implementation",
+        "reference",
+    }
     unknown = sorted(set(table) - known)
     if unknown:
         raise SuiteError(
@@ -261,6 +280,14 @@ def load_config(
     install = table.get("install")
     if install is not None:
         install = tuple(shlex.split(install)) if isinstance(install, str) else _strings(install, "install")
+    implementation, reference = table.get("implementation"), table.get("reference")
+    if (implementation is None) != (reference is None) or not all(
+        value is None or (isinstance(value, str) and value) for value in (implementation, reference)
+    ):
+        raise SuiteError(
+            f"{pyproject}: [tool.bootmark.gate] implementation (the parameter naming the implementation) and "
+            "reference (the implementation the others are set against) go together, as two non-empty strings"
+        )
     tolerances = table.get("tolerances", {})
     if not isinstance(tolerances, dict):
         raise SuiteError(f"{pyproject}: [tool.bootmark.gate.tolerances] must be a table of pattern = factor")
@@ -279,6 +306,8 @@ def load_config(
         framework=framework,
         python=python,
         found_by=found_by,
+        implementation=implementation,
+        reference=reference,
     )
 
 

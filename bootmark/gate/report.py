@@ -13,10 +13,12 @@ from bootmark.core import provenance, receipts
 from bootmark.core.errors import INCOMPARABLE, REGRESSION
 from bootmark.core.processes import last_line
 from bootmark.gate.config import GateConfig
+from bootmark.gate.sides import Side
 from bootmark.gate.verdicts import CellVerdict, GateVerdict
 
 __all__ = [
     "HEADINGS",
+    "checkout_provenance",
     "gate_provenance",
     "ratio_text",
     "receipt_body",
@@ -263,10 +265,27 @@ def gate_provenance(verdict: GateVerdict) -> dict:
     -------
     dict
     """
+    return checkout_provenance(verdict.current)
+
+
+def checkout_provenance(side: Side) -> dict:
+    """The provenance of a receipt about a project's checkout (a gate verdict, a suite
+    record): the machine, the checkout's commit, the time and command line, and bootmark's
+    own versions.
+
+    Parameters
+    ----------
+    side : Side
+        The current side (its commit and whether the tree was dirty).
+
+    Returns
+    -------
+    dict
+    """
     return {
         "machine": provenance.machine(),
         "versions": {"python": platform.python_version(), "bootmark": __version__},
-        "source": {"git_sha": verdict.current.revision, "dirty": verdict.current.dirty},
+        "source": {"git_sha": side.revision, "dirty": side.dirty},
         "started_utc": provenance.utc_now(),
         "command_line": [os.path.basename(sys.argv[0]), *sys.argv[1:]],
     }

@@ -57,7 +57,7 @@ from bootmark.gate.sides import BASELINE, CURRENT, Side, SideError, prepare_side
 from bootmark.gate.suite import Cell, Suite, SuiteWorker, WorkerFailure, select_cells
 from bootmark.gate.verdicts import CellVerdict, GateError, GateSettings, GateVerdict, Interval, ProjectRecord
 
-__all__ = ["default_baseline", "run_gate"]
+__all__ = ["default_baseline", "discovery_problems", "error_line", "folder_hint", "no_cells_message", "run_gate"]
 
 SIDES = (BASELINE, CURRENT)
 MIN_ROUNDS = 5  # fewer paired rounds give no interval worth a verdict
@@ -414,26 +414,99 @@ def _measure(
     return verdicts, budget_spent
 
 
-def _folder_hint(config: GateConfig) -> str:
+def no_cells_message(suite: Suite, config: GateConfig, patterns: Sequence[str], verb: str) -> str:
+    """Why no cell is selected: the folder, the patterns, what counts as a benchmark, the
+    modules that failed to import, and how to name another folder.
+
+    Parameters
+    ----------
+    suite : Suite
+        What the discovery worker found.
+    config : GateConfig
+    patterns : sequence of str
+        The ``--bench`` patterns.
+    verb : str
+        ``gate`` or ``record``, as the message says it.
+
+    Returns
+    -------
+    str
+    """
+    failed = suite.import_errors.items()
+    imports = "".join(f"; {module} fails to import: {error_line(error)}" for module, error in failed)
+    return (
+        f"no benchmark to {verb} in {config.benchmark_dir}"
+        + (f" matching {', '.join(patterns)}" if patterns else "")
+        + (
+            " (asv names: time_*, peakmem_*, track_* functions and methods"
+            if config.framework == "asv"
+            else " (pytest tests that use the benchmark fixture"
+        )
+        + f"){imports} {folder_hint(config)}"
+    )
+
+
+def folder_hint(config: GateConfig) -> str:
+    """Where the suite was read from and how to name another folder, for an error message.
+
+    Parameters
+    ----------
+    config : GateConfig
+
+    Returns
+    -------
+    str
+        A parenthesised sentence.
+    """
     return (
         f"(the suite was read from {config.benchmark_dir}, chosen by {config.found_by}; if that is not the benchmark "
         "folder, name it with --benchmarks DIR or [tool.bootmark.gate] benchmarks)"
     )
 
 
-def _error_line(error: str) -> str:
-    """An error's own line, without pytest's ``E`` margin."""
+def error_line(error: str) -> str:
+    """An error's own line, without pytest's ``E`` margin.
+
+    Parameters
+    ----------
+    error : str
+        A traceback, or pytest's failure report.
+
+    Returns
+    -------
+    str
+        Its last line.
+
+    Examples
+    --------
+    >>> error_line("Traceback ...\\nE   ValueError: no")
+    'ValueError: no'
+    """
     return re.sub(r"^E\s+", "", last_line(error))
 
 
-def _discovery_problems(suite: Suite, config: GateConfig, patterns: Sequence[str]) -> tuple[list, list]:
+def discovery_problems(suite: Suite, config: GateConfig, patterns: Sequence[str]) -> tuple[list, list]:
     """What the discovery worker found wrong: a module that fails to import stops the gate
     only when the whole suite is gated (with ``--bench``, it only warns: its benchmarks
-    cannot have been selected)."""
+    cannot have been selected).
+
+    Parameters
+    ----------
+    suite : Suite
+        What the discovery worker found.
+    config : GateConfig
+    patterns : sequence of str
+        The ``--bench`` patterns (empty: the whole suite).
+
+    Returns
+    -------
+    (list of str, list of str)
+        Problems (the run cannot be trusted) and warnings.
+    """
     problems, warnings = [], []
     for module, error in suite.import_errors.items():
-        message = f"benchmark module {module} fails to import on the current side: {_error_line(error)} "
-        (warnings if patterns else problems).append(message + _folder_hint(config))
+        message = f"benchmark module {module} fails to import on the current side: {error_line(error)} "
+        (warnings if patterns else problems).append(message + folder_hint(config))
     for item in suite.ignored:
         warnings.append(f"{item['benchmark']} is not gated: {item['why']}")
     return problems, warnings
@@ -446,7 +519,7 @@ def _side_problems(suites, sides, config, cells, patterns) -> tuple[list, list]:
     problems, warnings = [], []
     gated = {cell.benchmark.name for cell in cells}
     for module, error in suites[CURRENT].import_errors.items():
-        problems.append(f"benchmark module {module} fails to import on the current side: {_error_line(error)}")
+        problems.append(f"benchmark module {module} fails to import on the current side: {error_line(error)}")
     for item in suites[CURRENT].unsupported:
         if not config.excluded(item["benchmark"]) and (not patterns or item["benchmark"] in gated):
             problems.append(
@@ -564,22 +637,10 @@ def run_gate(
                 found = worker.suite
         except WorkerFailure as error:
             raise GateError(f"the benchmark suite cannot be loaded: {error}") from None
-        problems, warnings = _discovery_problems(found, config, patterns)
+        problems, warnings = discovery_problems(found, config, patterns)
         cells = select_cells(found.benchmarks, patterns, config)
         if not cells:
-            imports = "".join(
-                f"; {module} fails to import: {_error_line(error)}" for module, error in found.import_errors.items()
-            )
-            raise GateError(
-                f"no benchmark to gate in {config.benchmark_dir}"
-                + (f" matching {', '.join(patterns)}" if patterns else "")
-                + (
-                    " (asv names: time_*, peakmem_*, track_* functions and methods"
-                    if config.framework == "asv"
-                    else " (pytest tests that use the benchmark fixture"
-                )
-                + f"){imports} {_folder_hint(config)}"
-            )
+            raise GateError(no_cells_message(found, config, patterns, "gate"))
         pair = _Pair(sides, config, sorted({cell.benchmark.module for cell in cells}), pycache)
         stack.callback(pair.close)
         try:

@@ -34,7 +34,17 @@ from dataclasses import dataclass
 
 from bootmark.gate.config import GateConfig
 
-__all__ = ["BASELINE", "CURRENT", "Side", "SideError", "cache_directory", "prepare_sides", "resolve_revision"]
+__all__ = [
+    "BASELINE",
+    "CURRENT",
+    "Side",
+    "SideError",
+    "cache_directory",
+    "current_side",
+    "prepare_sides",
+    "resolve_revision",
+    "working_tree_state",
+]
 
 BASELINE, CURRENT = "baseline", "current"
 READY_MARK = ".bootmark-ready"  # written last: an environment without it was cut short and is rebuilt
@@ -327,10 +337,7 @@ def prepare_sides(
         failed install.
     """
     sha = resolve_revision(config.root, baseline)
-    head = _git(config.root, "rev-parse", "--verify", "--quiet", "HEAD").stdout.strip() or None
-    status = _git(config.root, "status", "--porcelain", "--untracked-files=all").stdout.splitlines()
-    mine = None if own_files is None else own_files.rstrip("/") + "/"
-    dirty = any(not (mine and line.startswith("?? ") and line[3:].startswith(mine)) for line in status if line.strip())
+    head, dirty = working_tree_state(config.root, own_files)
     if sha == head and not dirty:
         shallow = _git(config.root, "rev-parse", "--is-shallow-repository").stdout.strip() == "true"
         raise SideError(
@@ -346,12 +353,71 @@ def prepare_sides(
         )
     exported = stack.enter_context(tempfile.TemporaryDirectory(prefix="bootmark-gate-baseline-"))
     _export(config.root, sha, exported)
-    current_tree = config.root
-    if config.install is not None:  # a build writes into its tree: build a copy, not the user's checkout
-        current_tree = stack.enter_context(tempfile.TemporaryDirectory(prefix="bootmark-gate-current-"))
-        _copy_working_tree(config.root, current_tree)
-    cache = cache_directory()
     return (
-        _side(config, BASELINE, sha, False, exported, stack, cache, say),
-        _side(config, CURRENT, head, dirty, current_tree, stack, cache, say),
+        _side(config, BASELINE, sha, False, exported, stack, cache_directory(), say),
+        current_side(config, stack, say, own_files),
     )
+
+
+def working_tree_state(root: str, own_files: str | None = None) -> tuple[str | None, bool]:
+    """The checkout's HEAD commit and whether its working tree has changes.
+
+    Parameters
+    ----------
+    root : str
+        A git checkout.
+    own_files : str, optional
+        A folder of the checkout (relative) where bootmark writes its own files; new files
+        there are not a change of the code.
+
+    Returns
+    -------
+    (str or None, bool)
+        HEAD's 40-digit SHA (None before the first commit) and whether the tree is dirty.
+
+    Raises
+    ------
+    SideError
+        git is not installed.
+    """
+    head = _git(root, "rev-parse", "--verify", "--quiet", "HEAD").stdout.strip() or None
+    status = _git(root, "status", "--porcelain", "--untracked-files=all").stdout.splitlines()
+    mine = None if own_files is None else own_files.rstrip("/") + "/"
+    dirty = any(not (mine and line.startswith("?? ") and line[3:].startswith(mine)) for line in status if line.strip())
+    return head, dirty
+
+
+def current_side(
+    config: GateConfig,
+    stack: ExitStack,
+    say: Callable[[str], None] = lambda message: None,
+    own_files: str | None = None,
+) -> Side:
+    """The current side: the working tree as it is (built into a fresh environment when
+    ``config.install`` says so, from a copy of the tree).
+
+    Parameters
+    ----------
+    config : GateConfig
+    stack : contextlib.ExitStack
+        Owns the temporary tree and environment.
+    say : callable, optional
+        Progress messages (one line each).
+    own_files : str, optional
+        As :func:`working_tree_state` takes it.
+
+    Returns
+    -------
+    Side
+
+    Raises
+    ------
+    SideError
+        No git, or a failed install.
+    """
+    head, dirty = working_tree_state(config.root, own_files)
+    tree = config.root
+    if config.install is not None:  # a build writes into its tree: build a copy, not the user's checkout
+        tree = stack.enter_context(tempfile.TemporaryDirectory(prefix="bootmark-gate-current-"))
+        _copy_working_tree(config.root, tree)
+    return _side(config, CURRENT, head, dirty, tree, stack, cache_directory(), say)

@@ -4,9 +4,16 @@ Each page exists only when the workspace holds its receipts, and the overview le
 what it holds:
 
 * **overview** (``index.html``): what the workspace holds, then one section per kind:
-  the audits (claim, code under audit, criteria, lowest coverage), the speed gate (the
-  newest run's verdict, runs passed and failed), the engine grid (wins, ties and LOSSES
-  against each peer, the worst cell);
+  the suite history (records, machines, every step found), the speed gate (the newest
+  run's verdict, runs passed and failed), the audits (claim, code under audit, criteria,
+  lowest coverage), the engine grid (wins, ties and LOSSES against each peer, the worst
+  cell);
+* **suite history** (``suite.html``, from ``bootmark record`` receipts of the workspace and
+  its git history): per benchmark, its median over commits, one line per machine, change
+  points named by commit, gate runs linked (:mod:`bootmark.site.records`);
+* **head to head** (``versus.html``, from records with head-to-head groups): each
+  implementation's time over the reference's with its interval, and the reference's wins,
+  ties and LOSSES (:mod:`bootmark.site.headtohead`);
 * **audits** (``audits.html``, from study receipts): per study and machine the
   claim, the contender's import path, distribution, version and source hash, the process,
   each criterion's verdict, coverage per n with its Wilson interval and a forest plot, and
@@ -21,8 +28,9 @@ what it holds:
 * **memory** (``memory.html``, from a memory receipt): peak memory against B, per path
   (:mod:`bootmark.site.engine` draws speed, history's grid, hosts and memory).
 
-Every receipt a page links is copied into the site's ``receipts/`` folder, so no link
-leaves the folder and the site works wherever it is moved or uploaded. Every chart is drawn
+Every receipt a page links is copied into the site's ``receipts/`` folder, listed in
+``receipts/index.txt``, so no link leaves the folder, the site works wherever it is moved
+or uploaded, and the next build can fetch its history back from the published copy. Every chart is drawn
 from receipts only, with a table beside it holding the same numbers. The same receipts
 (and the same git history) give the same bytes: the site can be committed and diffed.
 """
@@ -44,7 +52,9 @@ from bootmark.core import receipts, workspace
 from bootmark.site import audits as audit_pages
 from bootmark.site import engine as engine_pages
 from bootmark.site import gates as gate_pages
-from bootmark.site.history import bench_history, commit_positions
+from bootmark.site import headtohead as versus_pages
+from bootmark.site import records as record_pages
+from bootmark.site.history import bench_history, commit_positions, receipt_history
 from bootmark.site.model import Bullets, Page, Publisher, render, text
 
 __all__ = ["PAGES", "SiteError", "build_site"]
@@ -52,8 +62,10 @@ __all__ = ["PAGES", "SiteError", "build_site"]
 ASSETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "assets")
 PAGES = (
     ("index.html", "Overview"),
-    ("audits.html", "Audits"),
+    ("suite.html", "Suite history"),
+    ("versus.html", "Head to head"),
     ("gate.html", "Speed gate"),
+    ("audits.html", "Audits"),
     ("speed.html", "Speed grid"),
     ("history.html", "History"),
     ("hosts.html", "Hosts"),
@@ -63,6 +75,8 @@ PAGES = (
 workspace holds receipts for."""
 
 MARK = ".bootmark-site"  # in a folder bootmark built: only such a folder is replaced
+RECEIPT_INDEX = "receipts/index.txt"
+"""The site's list of the receipts it holds, one path (relative to the site) per line."""
 
 
 class SiteError(RuntimeError):
@@ -132,28 +146,37 @@ def build_site(out: str, root: str | None = None, say: Callable[[str], None] | N
     studies = audit_pages.study_receipts(os.path.join(folder, "studies"))
     audits = audit_pages.newest_audits(studies)
     runs = gate_pages.gate_runs(os.path.join(folder, "gate"))
-    if not (history or memory_path or studies or runs):
+    records = receipt_history(root, os.path.relpath(os.path.join(folder, "records"), root), "record")
+    if not (history or memory_path or studies or runs or records):
         raise SiteError(
-            f"no receipt to publish in {folder}: a site shows study receipts (bootmark study run), "
-            "gate receipts (bootmark gate) and bench or memory receipts (bootmark bench, bootmark memory)"
+            f"no receipt to publish in {folder}: a site shows suite records (bootmark record), gate receipts "
+            "(bootmark gate), study receipts (bootmark study run) and bench or memory receipts (bootmark bench, "
+            "bootmark memory)"
         )
     say = say or (lambda message: None)
     say(
-        f"{len(audits)} audits, {len(runs)} gate runs, {len(history)} bench receipts"
+        f"{len(records)} suite records, {len(runs)} gate runs, {len(audits)} audits, {len(history)} bench receipts"
         + (f" (newest full: {newest_full.name})" if newest_full else "")
         + f", memory: {os.path.basename(memory_path) if memory_path else 'none'}; drawing the charts"
     )
 
     publish, charts = Publisher(root), {}
     overview = Page("index.html", "Overview")
-    overview.blocks.append(_holdings(audits, runs, history, newest_full, memory_path))
+    overview.blocks.append(_holdings(records, runs, audits, history, newest_full, memory_path))
     pages = [overview]
-    if audits:
-        overview.blocks.extend(audit_pages.overview_blocks(audits))
-        pages.append(audit_pages.audits_page(publish, charts, audits, root))
+    if records:
+        overview.blocks.extend(record_pages.overview_blocks(records))
+        pages.append(record_pages.suite_page(publish, charts, records, runs))
+    boards = versus_pages.newest_scoreboards(records)
+    if boards:
+        overview.blocks.extend(versus_pages.overview_blocks(boards))
+        pages.append(versus_pages.versus_page(publish, boards))
     if runs:
         overview.blocks.extend(gate_pages.overview_blocks(runs))
         pages.append(gate_pages.gate_page(publish, runs))
+    if audits:
+        overview.blocks.extend(audit_pages.overview_blocks(audits))
+        pages.append(audit_pages.audits_page(publish, charts, audits, root))
     if newest_full:
         overview.blocks.extend(engine_pages.overview_blocks(publish, newest_full.path, newest_full.receipt))
         pages.append(engine_pages.speed_page(publish, charts, newest_full.path, newest_full.receipt))
@@ -177,6 +200,8 @@ def build_site(out: str, root: str | None = None, say: Callable[[str], None] | N
     for relative, source in publish.copies.items():
         with open(source, "rb") as stream:
             files[relative] = stream.read()
+    if publish.copies:  # what a later build can fetch back from the published site (docs/site.md)
+        files[RECEIPT_INDEX] = "".join(f"{relative}\n" for relative in sorted(publish.copies))
     for asset in ("site.css", "sort.js"):
         with open(os.path.join(ASSETS, asset), encoding="utf-8") as stream:
             files[asset] = stream.read()
@@ -185,9 +210,16 @@ def build_site(out: str, root: str | None = None, say: Callable[[str], None] | N
     return sorted(files)
 
 
-def _holdings(audits, runs, history, newest_full, memory_path):
+def _holdings(records, runs, audits, history, newest_full, memory_path):
     """The overview's first lines: what the workspace holds, each kind linked to its page."""
     items = []
+    if records:
+        items.append(
+            text(
+                (f"{len(records)} suite record{'' if len(records) == 1 else 's'}", "suite.html"),
+                " of the project's benchmark suite, commit by commit",
+            )
+        )
     if audits:
         items.append(
             text(

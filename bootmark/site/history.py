@@ -28,7 +28,15 @@ import numpy as np
 
 from bootmark.core import receipts
 
-__all__ = ["HistoryReceipt", "PENALTY_FACTOR", "bench_history", "change_points", "commit_positions", "machine_name"]
+__all__ = [
+    "HistoryReceipt",
+    "PENALTY_FACTOR",
+    "bench_history",
+    "change_points",
+    "commit_positions",
+    "machine_name",
+    "receipt_history",
+]
 
 PENALTY_FACTOR = 3.0
 MIN_STEP = 0.10
@@ -50,7 +58,8 @@ class HistoryReceipt:
         Its commit's position in ``HEAD``'s history (0 the oldest); receipts of commits
         outside it share the last position.
     finished_utc : str
-        When it was sealed (ISO 8601), the tiebreak within a commit.
+        When it was sealed (ISO 8601; its start when it records no finish), the tiebreak
+        within a commit.
     path : str
         The workspace file holding this very receipt, or ``""`` when only git history
         holds it (deleted or rewritten since).
@@ -161,6 +170,28 @@ def bench_history(root: str, folder: str = os.path.join("receipts", "bench")) ->
     list of HistoryReceipt
         One per distinct receipt (by content hash).
     """
+    return receipt_history(root, folder, "bench")
+
+
+def receipt_history(root: str, folder: str, kind: str) -> list[HistoryReceipt]:
+    """Every receipt of ``kind`` in ``folder`` of the workspace at ``root`` and of its git
+    history, oldest commit first (a receipt that records no finish time is placed by its
+    start).
+
+    Parameters
+    ----------
+    root : str
+        The workspace root (a git checkout, or not: then only its files count).
+    folder : str
+        The receipt folder, relative to ``root`` (``receipts/records``).
+    kind : str
+        The receipt kind kept (``bench``, ``record``).
+
+    Returns
+    -------
+    list of HistoryReceipt
+        One per distinct receipt (by content hash).
+    """
     candidates = {}  # file name -> [(receipt, workspace path or "")], the workspace's first
     directory = os.path.join(root, folder)
     for entry in sorted(os.listdir(directory)) if os.path.isdir(directory) else ():
@@ -174,15 +205,12 @@ def bench_history(root: str, folder: str = os.path.join("receipts", "bench")) ->
     seen, placed = set(), []
     for name, versions in sorted(candidates.items()):
         for receipt, path in versions:
-            if receipt["kind"] != "bench" or receipt["content_sha256"] in seen:
+            if receipt["kind"] != kind or receipt["content_sha256"] in seen:
                 continue
             seen.add(receipt["content_sha256"])
             sha = receipt["provenance"]["source"].get("git_sha") or ""
-            placed.append(
-                HistoryReceipt(
-                    name, receipt, sha, position.get(sha, outside), receipt["provenance"]["finished_utc"], path
-                )
-            )
+            when = receipt["provenance"].get("finished_utc") or receipt["provenance"]["started_utc"]
+            placed.append(HistoryReceipt(name, receipt, sha, position.get(sha, outside), when, path))
     return sorted(placed, key=lambda point: (point.order, point.finished_utc, point.name))
 
 
