@@ -202,8 +202,9 @@ class Provenance(_Record):
         The machine.
     versions : mapping of str to object
         Package and stream versions by name.
-    threads : ThreadState
-        Numba's threads.
+    threads : ThreadState or None
+        Numba's threads; None for receipts about another project's checkout (gate
+        verdicts and suite records), whose workers' threads are not bootmark's.
     source : SourceState
         The checkout's commit and dirtiness.
     started_utc : str
@@ -229,13 +230,13 @@ class Provenance(_Record):
 
     machine: Machine
     versions: Mapping[str, object]
-    threads: ThreadState
     source: SourceState
     started_utc: str
     command_line: tuple[str, ...]
+    threads: ThreadState | None = None
     finished_utc: str | None = None
 
-    _OMITTED_WHEN_NONE = frozenset({"finished_utc"})
+    _OMITTED_WHEN_NONE = frozenset({"finished_utc", "threads"})
 
 
 # ---------------------------------------------------------------------------------------
