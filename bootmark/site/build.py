@@ -146,7 +146,7 @@ def build_site(out: str, root: str | None = None, say: Callable[[str], None] | N
     studies = audit_pages.study_receipts(os.path.join(folder, "studies"))
     audits = audit_pages.newest_audits(studies)
     runs = gate_pages.gate_runs(os.path.join(folder, "gate"))
-    records = receipt_history(root, os.path.relpath(os.path.join(folder, "records"), root), "record")
+    records = receipt_history(root, record_pages.FOLDER, "record")
     if not (history or memory_path or studies or runs or records):
         raise SiteError(
             f"no receipt to publish in {folder}: a site shows suite records (bootmark record), gate receipts "
@@ -165,8 +165,9 @@ def build_site(out: str, root: str | None = None, say: Callable[[str], None] | N
     overview.blocks.append(_holdings(records, runs, audits, history, newest_full, memory_path))
     pages = [overview]
     if records:
-        overview.blocks.extend(record_pages.overview_blocks(records))
-        pages.append(record_pages.suite_page(publish, charts, records, runs))
+        steps = record_pages.suite_steps(records)
+        overview.blocks.extend(record_pages.overview_blocks(records, steps))
+        pages.append(record_pages.suite_page(publish, charts, records, steps, runs))
     boards = versus_pages.newest_scoreboards(records)
     if boards:
         overview.blocks.extend(versus_pages.overview_blocks(boards))

@@ -26,7 +26,7 @@ from bootmark.site.gates import GateRun, verdict_word
 from bootmark.site.history import HistoryReceipt, change_points
 from bootmark.site.model import Bullets, Cell, Figure, Heading, Page, Publisher, Table, slug, text
 
-__all__ = ["FOLDER", "overview_blocks", "record_steps", "suite_page"]
+__all__ = ["FOLDER", "overview_blocks", "record_steps", "suite_page", "suite_steps"]
 
 FOLDER = os.path.join("receipts", "records")
 """Where ``bootmark record`` writes, relative to the workspace."""
@@ -93,6 +93,23 @@ def record_steps(history: Sequence[HistoryReceipt], label: str) -> dict[str, lis
     return steps
 
 
+def suite_steps(history: Sequence[HistoryReceipt]) -> dict[str, dict[str, list[int]]]:
+    """:func:`record_steps` of every time cell, searched once for both the overview and the
+    suite page.
+
+    Parameters
+    ----------
+    history : sequence of HistoryReceipt
+        Record receipts in commit order.
+
+    Returns
+    -------
+    dict of str to dict of str to list of int
+        {label: {machine: positions in ``history`` where a new level starts}}.
+    """
+    return {label: record_steps(history, label) for label in _time_cells(history)}
+
+
 def _gate_links(runs: Sequence[GateRun]) -> dict[str, GateRun]:
     """{commit: the newest gate run whose current side was that commit (a clean tree)}."""
     linked = {}
@@ -104,7 +121,11 @@ def _gate_links(runs: Sequence[GateRun]) -> dict[str, GateRun]:
 
 
 def suite_page(
-    publish: Publisher, charts: dict, history: Sequence[HistoryReceipt], runs: Sequence[GateRun] = ()
+    publish: Publisher,
+    charts: dict,
+    history: Sequence[HistoryReceipt],
+    steps: Mapping[str, Mapping[str, list[int]]],
+    runs: Sequence[GateRun] = (),
 ) -> Page:
     """The suite history page.
 
@@ -116,6 +137,8 @@ def suite_page(
         Gains the charts drawn ({file name: SVG}).
     history : sequence of HistoryReceipt
         Record receipts in commit order.
+    steps : mapping
+        :func:`suite_steps` of ``history``.
     runs : sequence of GateRun, optional
         The workspace's gate runs (``bootmark.site.gates.gate_runs``): a record's commit
         links the gate run of that commit.
@@ -160,8 +183,8 @@ def suite_page(
             frozenset({0, 4}),
         )
     )
-    for label in _time_cells(history):
-        page.blocks.extend(_benchmark_blocks(charts, history, label, labels, gates))
+    for label, found_steps in steps.items():
+        page.blocks.extend(_benchmark_blocks(charts, history, label, found_steps, labels, gates))
     return page
 
 
@@ -171,16 +194,16 @@ def _gate_cell(run: GateRun | None) -> Cell:
     return Cell(f"{verdict_word(run.body['exit_code'])} against {run.side('baseline')}", href=f"gate.html#{run.anchor}")
 
 
-def _benchmark_blocks(charts, history, label, labels, gates: Mapping[str, GateRun]) -> list:
+def _benchmark_blocks(charts, history, label, steps, labels, gates: Mapping[str, GateRun]) -> list:
     found = _series(history, label)
-    steps = record_steps(history, label)
+    position_of = {index: position for position, (index, _, _) in enumerate(found)}
     stepped = {index for positions in steps.values() for index in positions}
     series, marks = {}, {}
     for host in sorted(steps):
         mine = [(index, point, cell) for index, point, cell in found if point.host == host]
         absolute, relative = [None] * len(found), [None] * len(found)
         for index, point, cell in mine:
-            position = next(spot for spot, (at, _, _) in enumerate(found) if at == index)
+            position = position_of[index]
             absolute[position] = cell.median * 1e3
             relative[position] = _relative(point, cell)
         at_steps = [
@@ -243,7 +266,7 @@ def _benchmark_blocks(charts, history, label, labels, gates: Mapping[str, GateRu
     return blocks
 
 
-def overview_blocks(history: Sequence[HistoryReceipt]) -> list:
+def overview_blocks(history: Sequence[HistoryReceipt], steps: Mapping[str, Mapping[str, list[int]]]) -> list:
     """The overview's section on the suite history: how many records, on how many
     machines, and every step found, named by benchmark and commit.
 
@@ -251,6 +274,8 @@ def overview_blocks(history: Sequence[HistoryReceipt]) -> list:
     ----------
     history : sequence of HistoryReceipt
         Record receipts in commit order (at least one).
+    steps : mapping
+        :func:`suite_steps` of ``history``.
 
     Returns
     -------
@@ -260,8 +285,8 @@ def overview_blocks(history: Sequence[HistoryReceipt]) -> list:
     project = history[-1].receipt["body"]["project"]["name"] or "the project"
     machines = sorted({point.host for point in history})
     found = []
-    for label in _time_cells(history):
-        for host, positions in record_steps(history, label).items():
+    for label, by_machine in steps.items():
+        for host, positions in by_machine.items():
             for index in positions:
                 found.append(
                     text(
