@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 
 import pytest
 
@@ -411,6 +412,53 @@ def test_a_slower_or_faster_cell_is_confirmed_by_fresh_workers(monkeypatch, firs
     assert starts == list(range(len(calls)))  # fresh workers before every re-measurement
     assert verdicts[cell.label].confirmation is not None  # the second measurement is kept
     assert (verdicts[cell.label].decider is not None) == (measurements == 3)
+
+
+@pytest.mark.parametrize(
+    ("median", "second", "status", "measurements"),
+    [
+        (1.228, "slower", "regression", 2),  # a real slow-down that one noisy stretch left undecided
+        (1.228, "undecided", "undecided", 2),  # no third pair: only a decisive second measurement fails it
+        (1.228, "same", "undecided", 2),
+        (0.80, "improvement", "improvement", 2),
+        (0.80, "undecided", "undecided", 2),
+        (1.03, None, "undecided", 1),  # median within the tolerance: nothing leans, no fresh pair
+    ],
+)
+def test_an_undecided_cell_whose_median_lies_beyond_the_tolerance_is_measured_again(
+    monkeypatch, median, second, status, measurements
+):
+    from types import SimpleNamespace
+
+    from bootmark.gate import run as gate
+    from bootmark.gate.verdicts import CellVerdict, GateSettings, Interval
+
+    settings = GateSettings()
+    calls = []
+
+    def measure(cells, pair, config, settings, control, deadline, progress):
+        calls.append(cells)
+        return {
+            cell.label: CellVerdict(cell.label, "time", second, 1.05, "s", ratio=Interval(1.2, 1.1, 1.3, "m"))
+            for cell in cells
+        }, False
+
+    monkeypatch.setattr(gate, "_measure", measure)
+    cell = SimpleNamespace(label="bench.time_x")
+    rounds = tuple([1.0] * settings.max_rounds)
+    first = CellVerdict(
+        cell.label, "time", "undecided", 1.05, "s", rounds, rounds, ratio=Interval(median, 0.95, 1.3, "m")
+    )
+    verdicts = {cell.label: first}
+    pair = SimpleNamespace(start=lambda: None)
+    gate._confirm([cell], verdicts, pair, None, settings, {}, None, SimpleNamespace(total=0), lambda message: None)
+    assert verdicts[cell.label].status == status
+    assert len(calls) + 1 == measurements
+    if measurements == 2:
+        assert "leaned" in verdicts[cell.label].note and f"{median:.3f}" in verdicts[cell.label].note
+    # The same interval before max_rounds is not settled by a fresh pair: more rounds come first.
+    short = replace(first, baseline=rounds[:-1], current=rounds[:-1])
+    assert gate._leaning(short, settings) is None
 
 
 def test_a_cell_the_budget_leaves_unconfirmed_is_undecided_not_a_regression():

@@ -18,7 +18,9 @@ How a verdict is reached, per cell (a benchmark's parameter combination):
    second measurement is slower beyond the tolerance too. When the second measurement is
    inconclusive (its interval straddles the tolerance even after ``max_rounds``), a third
    pair of fresh workers decides; a second measurement within the tolerance clears the
-   cell at once. Fresh workers matter because a pair of processes can carry a bias of its
+   cell at once. A cell still undecided after ``max_rounds`` whose median ratio lies beyond
+   the tolerance is measured again too, and fails only if that fresh pair finds it slower
+   on its own. Fresh workers matter because a pair of processes can carry a bias of its
    own (tens of percent, seen on shared virtual machines for sub-millisecond loops) that
    more rounds of the same pair do not average away.
 
@@ -260,14 +262,37 @@ def _range_interval(baseline: Sequence[float], current: Sequence[float]) -> Inte
 BUDGET_NOTE = "the time budget ran out before it was decided"
 
 
+def _leaning(verdict: CellVerdict, settings: GateSettings) -> str | None:
+    """``slower`` or ``improvement`` for a time cell still undecided after ``max_rounds``
+    whose median ratio lies beyond the tolerance (its interval reaching back across it),
+    else None. Such a cell is more likely changed than not, but one noisy stretch of the
+    machine can leave a real slow-down undecided this way; a fresh pair settles it."""
+    if verdict.kind != "time" or verdict.status != "undecided" or verdict.note or verdict.ratio is None:
+        return None
+    if len(verdict.current) < settings.max_rounds:
+        return None
+    if verdict.ratio.median > verdict.tolerance:
+        return "slower"
+    if verdict.ratio.median < 1 / verdict.tolerance:
+        return "improvement"
+    return None
+
+
 def _confirm(cells, verdicts, pair, config, settings, control, deadline, progress, say) -> None:
     """Measure the ``slower`` and ``improvement`` cells of ``verdicts`` again with fresh
-    workers, in place. A slower cell becomes a ``regression`` when the second measurement
-    is slower too, or when it is undecided and a third one is slower; ``unconfirmed``
-    otherwise. An improvement stays one only when the second measurement is faster too;
-    otherwise it is an ``unconfirmed-improvement``, kept out of the summary's sections.
-    Cells the budget leaves unconfirmed become ``undecided``, named as such."""
-    slower = [cell for cell in cells if verdicts[cell.label].status in ("slower", "improvement")]
+    workers, in place, and the cells left undecided after ``max_rounds`` whose median lies
+    beyond the tolerance (``_leaning``).
+
+    A slower cell becomes a ``regression`` when the second measurement is slower too, or
+    when it is undecided and a third one is slower; ``unconfirmed`` otherwise. An
+    improvement stays one only when the second measurement is faster too; otherwise it is
+    an ``unconfirmed-improvement``, kept out of the summary's sections. A leaning cell gets
+    no third measurement: it becomes a ``regression`` (an ``improvement``) only when the
+    second measurement is decisive on its own, and stays ``undecided`` otherwise, with
+    both medians in its note. Cells the budget leaves unconfirmed become ``undecided``,
+    named as such."""
+    leaning = {cell.label: _leaning(verdicts[cell.label], settings) for cell in cells}
+    slower = [cell for cell in cells if verdicts[cell.label].status in ("slower", "improvement") or leaning[cell.label]]
     for attempt in (2, 3):
         if not slower:
             return
@@ -275,7 +300,9 @@ def _confirm(cells, verdicts, pair, config, settings, control, deadline, progres
             for cell in slower:
                 first = verdicts[cell.label]
                 verdicts[cell.label] = replace(
-                    first, status="undecided", note=f"{first.status} once; {BUDGET_NOTE} by a second measurement"
+                    first,
+                    status="undecided",
+                    note=f"{leaning[cell.label] or first.status} once; {BUDGET_NOTE} by a second measurement",
                 )
             return
         say(
@@ -289,8 +316,19 @@ def _confirm(cells, verdicts, pair, config, settings, control, deadline, progres
         for cell in slower:
             first, second = verdicts[cell.label], again[cell.label]  # second: the second measurement, or the third
             measured = {"confirmation": second.ratio} if attempt == 2 else {"decider": second.ratio}
+            leaned = leaning[cell.label]
             if second.note == BUDGET_NOTE:
-                status, note = "undecided", f"{first.status} once; {BUDGET_NOTE} by a second measurement"
+                status = "undecided"
+                note = f"{leaned or first.status} once; {BUDGET_NOTE} by a second measurement"
+            elif leaned:
+                status = {"slower": "regression", "improvement": "improvement"}[leaned]
+                if second.status != leaned:
+                    status = "undecided"
+                note = (
+                    f"leaned {leaned} after {len(first.current)} rounds (median ratio {first.ratio.median:.3f}); "
+                    f"a fresh pair found it {second.status}"
+                    + (f" ({second.ratio.median:.3f})" if second.ratio is not None else "")
+                )
             elif first.status == "improvement":
                 status, note = ("improvement" if second.status == "improvement" else "unconfirmed-improvement"), ""
             elif second.status == "undecided" and attempt == 2:
