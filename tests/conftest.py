@@ -43,3 +43,27 @@ def _pin_workspace():
 
 
 repository_workspace = _pin_workspace()
+
+
+# The wheel (tests/wheel_fixture.py), built once per run and only when a test asks for it.
+def _wheel_fixtures():
+    import pytest
+    from wheel_fixture import build_wheel, install, user_environment
+
+    @pytest.fixture(scope="session")
+    def wheel(tmp_path_factory):
+        """This checkout's wheel."""
+        return build_wheel(tmp_path_factory.mktemp("wheel-build"))
+
+    @pytest.fixture(scope="session")
+    def site_wheel(wheel, tmp_path_factory):
+        """(the ``bootmark`` console script, its user environment) of a fresh virtual
+        environment holding ``bootmark[site]`` from the wheel, as someone who publishes
+        installs it."""
+        bin_folder, _, home = install(wheel, tmp_path_factory.mktemp("wheel-site"), "[site]")
+        return bin_folder / "bootmark", user_environment(bin_folder, home)
+
+    return wheel, site_wheel
+
+
+wheel, site_wheel = _wheel_fixtures()

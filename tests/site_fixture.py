@@ -1,11 +1,14 @@
 """A small workspace for the site tests, made from this repository's own receipts: the
 newest full bench receipt with one arch comparison doctored into a LOSS (re-sealed, so
 it is a valid receipt), the newest memory receipt and one registered study receipt from
-each of two machines. Shared by tests/test_site.py and tests/test_site_browser.py."""
+each of two machines. Shared by tests/test_site.py and tests/test_site_browser.py; the
+check that a built site links nothing outside its folder (``outside_links``) is shared by
+tests/test_site_workspaces.py and tests/test_wheel.py."""
 
 import copy
 import os
 import pathlib
+import re
 import shutil
 
 from bootmark.core import receipts
@@ -36,7 +39,7 @@ def make_workspace(root: pathlib.Path) -> pathlib.Path:
     (root / "receipts" / "bench").mkdir(parents=True)
     (root / "receipts" / "memory").mkdir()
     (root / "receipts" / "studies").mkdir()
-    (root / "pyproject.toml").write_text('[tool.bootmark]\nname = "site fixture"\n')
+    (root / "pyproject.toml").write_text('[project]\nname = "site-fixture"\n\n[tool.bootmark]\n')
     full = receipts.load_receipt(str(ROOT / "receipts" / "bench" / FULL))
     receipts.write_receipt(doctored_loss(full), str(root / "receipts" / "bench"))
     shutil.copy(ROOT / "receipts" / "memory" / MEMORY, root / "receipts" / "memory" / MEMORY)
@@ -51,3 +54,22 @@ def peer_comparisons(root: pathlib.Path) -> int:
     (name,) = os.listdir(folder)
     receipt = receipts.load_receipt(str(folder / name))
     return sum(1 for cell in receipt["body"]["cells"] for peer in ("arch", "tsbootstrap") if peer in cell["ratios"])
+
+
+def references(page_text: str) -> list[str]:
+    """Every href and src of an HTML page, as written."""
+    return re.findall(r"""(?:href|src)="([^"]*)\"""", page_text)
+
+
+def outside_links(site: pathlib.Path) -> list[str]:
+    """Every reference of every page that is not a file inside ``site`` (anchors aside)."""
+    bad = []
+    for page in sorted(site.glob("*.html")):
+        for reference in references(page.read_text(encoding="utf-8")):
+            target = reference.split("#", 1)[0]
+            if not target:
+                continue
+            resolved = (page.parent / target).resolve()
+            if "://" in reference or site.resolve() not in resolved.parents or not resolved.is_file():
+                bad.append(f"{page.name}: {reference}")
+    return bad

@@ -1,9 +1,12 @@
 """The site in a real browser: Debian's Chromium, driven by Playwright through its
 executable path (Playwright's own browser download is never used).
 
-Against sites built from four workspaces (tests/test_site_workspaces.py: audits only,
-gate runs only, a bench receipt written without git, and the fixture workspace of
-tests/site_fixture.py with one LOSS), each moved to another folder after it is built, and
+Against sites built by the wheel's ``bootmark site`` (``bootmark[site]`` in a fresh virtual
+environment: the ``site_wheel`` fixture of tests/conftest.py) from the workspaces of
+tests/test_site_workspaces.py (audits only, gate runs only, records of 12 commits with a
+head-to-head group, a bench receipt written without git, everything), each moved to
+another folder after it is built; against the fixture workspace of tests/site_fixture.py
+with one LOSS; and
 against the committed site (docs/site): every page must load with no console error and no
 failed request, every internal link must resolve inside the site's folder (file and
 anchor), the speed table must have the rows its receipt has and mark the LOSS, sorting
@@ -20,6 +23,7 @@ import io
 import os
 import re
 import shutil
+import subprocess
 import sys
 from urllib.parse import unquote, urlparse
 
@@ -83,12 +87,17 @@ def fixture_site(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def moved_sites(tmp_path_factory):
-    """{workspace kind: its site}, each built and then moved to another folder."""
+def moved_sites(site_wheel, tmp_path_factory):
+    """{workspace kind: its site}, each built by the wheel's console script and then moved
+    to another folder."""
+    script, environment = site_wheel
     root = tmp_path_factory.mktemp("sites-moved")
     sites = {}
     for kind, make in sorted(WORKSPACES.items()):
-        website.build_site(str(root / "built" / kind), str(make(root / "workspaces" / kind)))
+        workspace = make(root / "workspaces" / kind)
+        command = [str(script), "--workspace", str(workspace), "site", "--out", str(root / "built" / kind)]
+        completed = subprocess.run(command, env=environment, capture_output=True, text=True, check=False, timeout=600)
+        assert completed.returncode == 0, completed.stderr[-3000:]
         sites[kind] = root / "moved" / kind / "public"
         sites[kind].parent.mkdir(parents=True)
         shutil.move(root / "built" / kind, sites[kind])

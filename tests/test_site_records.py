@@ -1,8 +1,10 @@
 """``bootmark record`` builds a project's history, and ``bootmark site`` draws it.
 
-A throwaway git repository of 12 commits, whose one function does 30% more work from
-commit 7 on, is recorded at every commit with the console script, as CI would on each
-merge; a gate run of the last commit is added. The known answer is placed by the test:
+Everything runs from the wheel, as a user installs it (``bootmark[site]`` in a fresh
+virtual environment: the ``site_wheel`` fixture of tests/conftest.py), in the project's
+folder, which is then the workspace. A throwaway git repository of 12 commits, whose one
+function does 30% more work from commit 7 on, is recorded at every commit, as CI would on
+each merge; a gate run of the last commit is added. The known answer is placed by the test:
 the step must be found at commit 7, and only there, on the suite page and the overview,
 and the record of the gated commit must link its gate run. The records' cells and
 settings are checked against the receipt schema by the receipt loader.
@@ -12,16 +14,13 @@ import json
 import os
 import pathlib
 import subprocess
-import sys
 
 import pytest
 
 from bootmark.core import receipts
-from bootmark.site import build as website
 from bootmark.site import records as record_pages
 from bootmark.site.history import receipt_history
 
-BOOTMARK = os.path.join(os.path.dirname(sys.executable), "bootmark")  # the console script beside this Python
 SIZE = 20_000  # about a millisecond of pure Python per call
 LABEL = "bench_work.time_work"
 
@@ -32,12 +31,14 @@ def _git(root, *arguments):
     return subprocess.run(["git", *arguments], cwd=root, check=True, capture_output=True, text=True).stdout.strip()
 
 
-def _bootmark(root, *arguments, expect=0):
-    """The console script in ``root``, whose workspace is ``root`` (as in the project's CI)."""
+def _bootmark(site_wheel, root, *arguments, expect=0):
+    """The wheel's console script in ``root``, whose workspace is ``root`` (as in the
+    project's CI)."""
+    script, environment = site_wheel
     completed = subprocess.run(
-        [BOOTMARK, *arguments],
+        [str(script), *arguments],
         cwd=root,
-        env=dict(os.environ, BOOTMARK_WORKSPACE=str(root)),
+        env=environment,
         capture_output=True,
         text=True,
         check=False,
@@ -59,7 +60,7 @@ def _write_project(root: pathlib.Path, size: int) -> None:
 
 
 @pytest.fixture(scope="module")
-def recorded(tmp_path_factory):
+def recorded(site_wheel, tmp_path_factory):
     """(project root, the 12 commits oldest first): each commit recorded once."""
     root = tmp_path_factory.mktemp("records") / "mypkg"
     root.mkdir()
@@ -73,8 +74,8 @@ def recorded(tmp_path_factory):
         _git(root, "add", "-A")
         _git(root, "commit", "-q", "-m", f"commit {number}")
         commits.append(_git(root, "rev-parse", "HEAD"))
-        _bootmark(root, "record", "--no-progress")
-    _bootmark(root, "gate", "--baseline", "HEAD~1", "--no-progress", "--min-rounds", "5", expect=0)
+        _bootmark(site_wheel, root, "record", "--no-progress")
+    _bootmark(site_wheel, root, "gate", "--baseline", "HEAD~1", "--no-progress", "--min-rounds", "5", expect=0)
     return root, commits
 
 
@@ -89,12 +90,12 @@ def test_every_commit_has_one_valid_record_in_commit_order(recorded):
     assert _git(root, "status", "--porcelain") == ""  # the records never make the checkout dirty
 
 
-def test_the_step_is_found_at_commit_seven_and_only_there(recorded):
+def test_the_step_is_found_at_commit_seven_and_only_there(recorded, site_wheel):
     root, commits = recorded
     history = receipt_history(str(root), os.path.join("receipts", "records"), "record")
     steps = record_pages.record_steps(history, LABEL)
     assert list(steps.values()) == [[6]], steps  # one machine; commit 7 is position 6
-    website.build_site(str(root / "site-out"), str(root))
+    _bootmark(site_wheel, root, "site", "--out", str(root / "site-out"))
     page = (root / "site-out" / "suite.html").read_text()
     section = page.split('id="suite-bench-work-time-work"', 1)[1]
     marked = [row for row in section.split("<tr")[2:] if "a new level starts here" in row]
@@ -103,9 +104,9 @@ def test_the_step_is_found_at_commit_seven_and_only_there(recorded):
     assert f"steps at commit {commits[6][:10]}" in (root / "site-out" / "index.html").read_text()
 
 
-def test_the_record_of_a_gated_commit_links_its_gate_run(recorded):
+def test_the_record_of_a_gated_commit_links_its_gate_run(recorded, site_wheel):
     root, commits = recorded
-    website.build_site(str(root / "site-gate"), str(root))
+    _bootmark(site_wheel, root, "site", "--out", str(root / "site-gate"))
     page = (root / "site-gate" / "suite.html").read_text()
     rows = page.split("<tbody>", 1)[1].split("</tbody>", 1)[0].split("<tr")[1:]
     assert len(rows) == 12
@@ -113,16 +114,16 @@ def test_the_record_of_a_gated_commit_links_its_gate_run(recorded):
     assert all("gate.html" not in row for row in rows[:-1])
 
 
-def test_record_json_is_the_receipt_body_and_bad_input_is_one_line(recorded):
+def test_record_json_is_the_receipt_body_and_bad_input_is_one_line(recorded, site_wheel):
     root, _ = recorded
-    body = json.loads(_bootmark(root, "record", "--no-progress", "--no-receipt", "--format", "json").stdout)
+    body = json.loads(_bootmark(site_wheel, root, "record", "--no-progress", "--no-receipt", "--format", "json").stdout)
     assert body["project"]["name"] == "mypkg" and body["control"]["median_s"] > 0
     for arguments, words in (
         (("--min-rounds", "3"), "--min-rounds must be at least 5"),
         (("--settle", "2"), "--settle must be a fraction"),
         (("--bench", "nothing-matches"), "no benchmark to record"),
     ):
-        completed = _bootmark(root, "record", "--no-progress", "--no-receipt", *arguments, expect=2)
+        completed = _bootmark(site_wheel, root, "record", "--no-progress", "--no-receipt", *arguments, expect=2)
         assert words in completed.stderr.strip().splitlines()[-1], completed.stderr  # one line says what is wrong
 
 
@@ -154,7 +155,7 @@ LIBRARIES = {
 """
 
 
-def test_a_head_to_head_suite_gives_wins_ties_and_losses_on_its_scoreboard(tmp_path):
+def test_a_head_to_head_suite_gives_wins_ties_and_losses_on_its_scoreboard(site_wheel, tmp_path):
     root = tmp_path / "versus"
     (root / "mypkg").mkdir(parents=True)
     (root / "benchmarks").mkdir()
@@ -169,21 +170,21 @@ def test_a_head_to_head_suite_gives_wins_ties_and_losses_on_its_scoreboard(tmp_p
     _git(root, "config", "user.name", "records test")
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", "four libraries")
-    body = json.loads(_bootmark(root, "record", "--no-progress", "--format", "json").stdout)
+    body = json.loads(_bootmark(site_wheel, root, "record", "--no-progress", "--format", "json").stdout)
     (group,) = body["headtohead"]
     verdicts = {row["implementation"]: row["verdict"] for row in group["rows"]}
     assert verdicts == {"mine": None, "slow": "win", "fast": "LOSS", "twin": "tie"}, group["rows"]
     ratios = {row["implementation"]: row["ratio"]["median"] for row in group["rows"] if row["ratio"]}
     assert 1.3 < ratios["slow"] < 1.7 and 0.45 < ratios["fast"] < 0.75  # the work ratios, 1.5 and 0.6
     assert len(body["cells"]) == 4 and all(cell["status"] == "measured" for cell in body["cells"])
-    website.build_site(str(tmp_path / "site"), str(root))
+    _bootmark(site_wheel, root, "site", "--out", str(tmp_path / "site"))
     page = (tmp_path / "site" / "versus.html").read_text()
     assert page.count('<tr class="loss">') == 2  # the fast row, in the tally and in the group's table
     overview = (tmp_path / "site" / "index.html").read_text()
     assert "Head to head" in overview and "verdict-loss" in overview
 
 
-def test_a_reference_missing_from_the_suite_is_a_warning_not_a_scoreboard(tmp_path):
+def test_a_reference_missing_from_the_suite_is_a_warning_not_a_scoreboard(site_wheel, tmp_path):
     root = tmp_path / "noref"
     (root / "mypkg").mkdir(parents=True)
     (root / "benchmarks").mkdir()
@@ -195,9 +196,9 @@ def test_a_reference_missing_from_the_suite_is_a_warning_not_a_scoreboard(tmp_pa
     _git(root, "config", "user.name", "records test")
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", "four libraries")
-    body = json.loads(_bootmark(root, "record", "--no-progress", "--no-receipt", "--format", "json").stdout)
+    body = json.loads(_bootmark(site_wheel, root, "record", "--no-progress", "--no-receipt", "--format", "json").stdout)
     assert body["headtohead"] == [] and len(body["cells"]) == 4
     assert any("the reference 'theirs' is not one of its implementations" in warning for warning in body["warnings"])
     (root / "pyproject.toml").write_text('[tool.bootmark.gate]\nimplementation = "library"\n')
-    completed = _bootmark(root, "record", "--no-progress", "--no-receipt", expect=2)
+    completed = _bootmark(site_wheel, root, "record", "--no-progress", "--no-receipt", expect=2)
     assert "go together" in completed.stderr and len(completed.stderr.strip().splitlines()) == 1, completed.stderr

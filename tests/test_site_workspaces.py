@@ -25,7 +25,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 sys.path.insert(0, os.path.dirname(__file__))
-from site_fixture import FULL, ROOT, make_workspace  # noqa: E402 - the tests folder, just above
+from site_fixture import FULL, ROOT, make_workspace, outside_links, references  # noqa: E402 - the tests folder, just above
 
 from bootmark.core import receipts  # noqa: E402
 from bootmark.site import build as website  # noqa: E402
@@ -181,25 +181,6 @@ PAGES_OF = {
     "wheel": {"index.html", "speed.html", "history.html", "hosts.html"},
     "everything": {"index.html", "audits.html", "speed.html", "history.html", "hosts.html", "memory.html"},
 }
-
-
-def references(page_text: str) -> list[str]:
-    """Every href and src of an HTML page, as written."""
-    return re.findall(r"""(?:href|src)="([^"]*)\"""", page_text)
-
-
-def outside_links(site: pathlib.Path) -> list[str]:
-    """Every reference of every page that is not a file inside ``site`` (anchors aside)."""
-    bad = []
-    for page in sorted(site.glob("*.html")):
-        for reference in references(page.read_text(encoding="utf-8")):
-            target = reference.split("#", 1)[0]
-            if not target:
-                continue
-            resolved = (page.parent / target).resolve()
-            if "://" in reference or site.resolve() not in resolved.parents or not resolved.is_file():
-                bad.append(f"{page.name}: {reference}")
-    return bad
 
 
 def test_negative_control_a_link_out_of_the_folder_is_caught(tmp_path):

@@ -8,6 +8,13 @@ run from an empty folder with a home of its own: ``--version``, ``init``, ``exam
 write must lie in the workspace or in the user's cache folders of that home, and none in
 the virtual environment or in this checkout.
 
+A second environment holds ``bootmark[site]``, as someone who publishes installs it
+(tests/conftest.py, ``site_wheel``). Here it publishes an auditor's workspace: nothing to
+publish at first (one line, exit 2), then a study receipt someone sent, the site built
+elsewhere, moved, and linking nothing outside its folder. The same environment records a
+throwaway project's history and head-to-head suite (tests/test_site_records.py) and builds
+every site the browser checks (tests/test_site_browser.py).
+
 It runs in ``.ci/run`` (through ``scripts/test``) and is never skipped there: a missing
 build tool or an unreachable registry fails it.
 """
@@ -16,25 +23,14 @@ import os
 import pathlib
 import shutil
 import subprocess
-import sys
 import zipfile
 
 import pytest
-
-REPOSITORY = pathlib.Path(__file__).resolve().parent.parent
-SOURCES = ("pyproject.toml", "README.md", "bootmark", "engine", "reference", "studies")
-INSTALL_SECONDS = 1800
-COMMAND_SECONDS = 900
+from site_fixture import STUDIES, outside_links
+from wheel_fixture import COMMAND_SECONDS, REPOSITORY, install, user_environment
+from wheel_fixture import run as _run
 
 pytestmark = pytest.mark.slow
-
-
-def _run(command, **keywords):
-    completed = subprocess.run(command, capture_output=True, text=True, check=False, **keywords)
-    assert completed.returncode == 0, (
-        f"{command} exited {completed.returncode}:\n{completed.stdout[-3000:]}\n{completed.stderr[-3000:]}"
-    )
-    return completed
 
 
 def _snapshot(folder):
@@ -47,38 +43,6 @@ def _snapshot(folder):
                 status = os.stat(path)
                 found[path] = (status.st_size, status.st_mtime_ns)
     return found
-
-
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory):
-    """The wheel built from a copy of this checkout's sources (the build writes its
-    scratch folders beside the sources, so it must not run in the checkout)."""
-    root = tmp_path_factory.mktemp("wheel-build")
-    source = root / "source"
-    source.mkdir()
-    for name in SOURCES:
-        origin = REPOSITORY / name
-        if origin.is_dir():
-            shutil.copytree(origin, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        else:
-            shutil.copy(origin, source / name)
-    _run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--disable-pip-version-check",
-            "-w",
-            str(root / "dist"),
-            str(source),
-        ],
-        timeout=INSTALL_SECONDS,
-    )
-    wheels = list((root / "dist").glob("bootmark-*.whl"))
-    assert len(wheels) == 1, wheels
-    return wheels[0]
 
 
 def test_the_wheel_holds_only_the_bootmark_package(wheel):
@@ -104,28 +68,14 @@ def test_the_wheel_holds_only_the_bootmark_package(wheel):
 @pytest.fixture(scope="module")
 def installed(wheel, tmp_path_factory):
     """(bin folder, venv folder, home folder) of a fresh virtual environment holding the wheel."""
-    root = tmp_path_factory.mktemp("wheel-user")
-    venv = root / "venv"
-    _run([sys.executable, "-m", "venv", str(venv)], timeout=INSTALL_SECONDS)
-    _run(
-        [str(venv / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q", str(wheel)],
-        timeout=INSTALL_SECONDS,
-    )
-    home = root / "home"
-    home.mkdir()
-    return venv / "bin", venv, home
+    return install(wheel, tmp_path_factory.mktemp("wheel-user"))
 
 
 def test_a_new_user_runs_every_job_from_an_empty_folder(installed, tmp_path):
     bin_folder, venv, home = installed
     folder = tmp_path / "my-study"
     folder.mkdir()
-    environment = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("BOOTMARK_", "PYTHON", "NUMBA_CACHE", "XDG_", "VIRTUAL_ENV"))
-    }
-    environment.update(HOME=str(home), PATH=f"{bin_folder}{os.pathsep}{environment.get('PATH', '')}")
+    environment = user_environment(bin_folder, home)
     before = {"venv": _snapshot(venv), "checkout": _snapshot(REPOSITORY / "receipts")}
     checkout_status = _run(["git", "status", "--porcelain"], cwd=REPOSITORY).stdout
 
@@ -215,3 +165,42 @@ def test_a_new_user_runs_every_job_from_an_empty_folder(installed, tmp_path):
     assert list((home / ".cache" / "bootmark").glob("numba-*")), "the engine's kernels were not cached"
     for expected in ("bootmark.toml", "protocols", "receipts/studies", "receipts/bench", "runs"):
         assert (folder / expected).exists(), expected
+
+
+def test_a_new_user_publishes_an_auditors_workspace(site_wheel, tmp_path):
+    bootmark_script, environment = site_wheel
+
+    def bootmark(folder, *arguments, expect=0):
+        completed = subprocess.run(
+            [str(bootmark_script), *arguments],
+            cwd=folder,
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=COMMAND_SECONDS,
+            check=False,
+        )
+        assert completed.returncode == expect, (
+            f"bootmark {' '.join(arguments)} exited {completed.returncode}:\n"
+            f"{completed.stdout[-3000:]}\n{completed.stderr[-3000:]}"
+        )
+        assert "Traceback" not in completed.stderr, completed.stderr
+        return completed
+
+    # Nothing to publish yet: one line, exit 2, no folder.
+    folder = tmp_path / "audit"
+    folder.mkdir()
+    bootmark(folder, "init")
+    completed = bootmark(folder, "site", "--out", str(tmp_path / "nothing"), expect=2)
+    assert completed.stdout == "" and len(completed.stderr.strip().splitlines()) == 1, completed.stderr
+    assert "no receipt to publish" in completed.stderr and not (tmp_path / "nothing").exists()
+
+    # A study receipt someone sent: no bench, no git, and the site built somewhere else.
+    shutil.copy(REPOSITORY / "receipts" / "studies" / STUDIES[0], folder / "receipts" / "studies" / STUDIES[0])
+    bootmark(folder, "site", "--out", str(tmp_path / "built"))
+    site = tmp_path / "uploaded"
+    shutil.move(tmp_path / "built", site)
+    assert {page.name for page in site.glob("*.html")} == {"index.html", "audits.html", "history.html", "hosts.html"}
+    assert not outside_links(site), outside_links(site)[:5]
+    copy = site / "receipts" / "studies" / STUDIES[0]
+    assert copy.read_bytes() == (REPOSITORY / "receipts" / "studies" / STUDIES[0]).read_bytes()
