@@ -2,6 +2,9 @@ import os
 
 from bootmark.core import blas
 
+# The browser fixture of the site tests (tests/browser_fixture.py).
+pytest_plugins = ["browser_fixture"]
+
 # Study outcomes are defined on OpenBLAS's pinned kernel (bootmark/core/blas.py). OpenBLAS
 # reads the variable once, when numpy first loads it, so it is set before any test
 # module imports numpy; pytest_configure checks that it took.

@@ -35,47 +35,7 @@ from test_site_workspaces import PAGES_OF, WORKSPACES  # noqa: E402
 
 from bootmark.site import build as website  # noqa: E402
 
-REQUIRED = os.environ.get("BOOTMARK_REQUIRE_BROWSER") == "1"
-CHROMIUM = os.environ.get("BOOTMARK_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-# Chromium as root in a container, on a machine with no network: no sandbox, no GPU, and
-# none of the background connections a closed network refuses.
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 PAGES = [name for name, _title in website.PAGES]
-
-
-def _missing():
-    if CHROMIUM is None:
-        return "no Chromium found (install Debian's chromium, or set BOOTMARK_CHROMIUM to its path)"
-    try:
-        import axe_playwright_python  # noqa: F401
-        import playwright.sync_api  # noqa: F401 - only whether it is installed
-    except ImportError as error:
-        return f"the browser test needs playwright and axe-playwright-python (bootmark[dev]): {error}"
-    return None
-
-
-@pytest.fixture(scope="module")
-def browser():
-    missing = _missing()
-    if missing:
-        if REQUIRED:
-            pytest.fail(f"BOOTMARK_REQUIRE_BROWSER=1 but {missing}")
-        pytest.skip(missing)
-    # late: only when a browser is there to drive
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as driver:
-        launched = driver.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="module")
@@ -152,10 +112,17 @@ def _not_blank(png: bytes) -> bool:
     ("kind", "name"), [(kind, name) for kind in sorted(PAGES_OF) for name in PAGES if name in PAGES_OF[kind]]
 )
 def test_each_page_loads_cleanly_links_resolve_fits_a_phone_and_passes_axe(browser, moved_sites, kind, name):
+    check_page(browser, moved_sites[kind], name)
+
+
+def check_page(browser, site, name) -> None:
+    """Page ``name`` of ``site`` loads with no console error or failed request, has a title
+    and one h1, links only to files and anchors inside ``site``, gives every image an alt
+    text, is not blank, fits a phone's width and passes axe-core. Shared with
+    tests/test_site_records.py."""
     # late: only with a browser
     from axe_playwright_python.sync_playwright import Axe
 
-    site = moved_sites[kind]
     page, problems = _open(browser, (site / name).as_uri())
     assert not problems, problems
     assert page.title() and page.locator("h1").count() == 1
@@ -163,7 +130,7 @@ def test_each_page_loads_cleanly_links_resolve_fits_a_phone_and_passes_axe(brows
     assert page.locator("img:not([alt])").count() == 0
     assert _not_blank(page.screenshot())
     page.set_viewport_size({"width": 390, "height": 844})
-    assert page.evaluate("document.documentElement.scrollWidth") <= 390, "the page is wider than a phone"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390, f"{name} is wider than a phone"
     violations = Axe().run(page).response["violations"]
     assert not violations, [(found["id"], found["help"], len(found["nodes"])) for found in violations]
     page.close()

@@ -4,7 +4,9 @@ Everything runs from the wheel, as a user installs it (``bootmark[site]`` in a f
 virtual environment: the ``site_wheel`` fixture of tests/conftest.py), in the project's
 folder, which is then the workspace. A throwaway git repository of 12 commits, whose one
 function does 30% more work from commit 7 on, is recorded at every commit, as CI would on
-each merge; a gate run of the last commit is added. The known answer is placed by the test:
+each merge; a gate run of the last commit is added. The sites of it and of a head-to-head
+suite are moved away from their projects and loaded in Chromium
+(tests/test_site_browser.py's checks). The known answer is placed by the test:
 the step must be found at commit 7, and only there, on the suite page and the overview,
 and the record of the gated commit must link its gate run. The records' cells and
 settings are checked against the receipt schema by the receipt loader.
@@ -13,9 +15,11 @@ settings are checked against the receipt schema by the receipt loader.
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 
 import pytest
+from test_site_browser import check_page
 
 from bootmark.core import receipts
 from bootmark.site import records as record_pages
@@ -155,8 +159,10 @@ LIBRARIES = {
 """
 
 
-def test_a_head_to_head_suite_gives_wins_ties_and_losses_on_its_scoreboard(site_wheel, tmp_path):
-    root = tmp_path / "versus"
+@pytest.fixture(scope="module")
+def versus(site_wheel, tmp_path_factory):
+    """(project root, the record's body): a suite of four implementations, recorded once."""
+    root = tmp_path_factory.mktemp("versus") / "mypkg"
     (root / "mypkg").mkdir(parents=True)
     (root / "benchmarks").mkdir()
     (root / "mypkg" / "__init__.py").write_text(LIBRARIES)
@@ -171,6 +177,11 @@ def test_a_head_to_head_suite_gives_wins_ties_and_losses_on_its_scoreboard(site_
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", "four libraries")
     body = json.loads(_bootmark(site_wheel, root, "record", "--no-progress", "--format", "json").stdout)
+    return root, body
+
+
+def test_a_head_to_head_suite_gives_wins_ties_and_losses_on_its_scoreboard(versus, site_wheel, tmp_path):
+    root, body = versus
     (group,) = body["headtohead"]
     verdicts = {row["implementation"]: row["verdict"] for row in group["rows"]}
     assert verdicts == {"mine": None, "slow": "win", "fast": "LOSS", "twin": "tie"}, group["rows"]
@@ -202,3 +213,21 @@ def test_a_reference_missing_from_the_suite_is_a_warning_not_a_scoreboard(site_w
     (root / "pyproject.toml").write_text('[tool.bootmark.gate]\nimplementation = "library"\n')
     completed = _bootmark(site_wheel, root, "record", "--no-progress", "--no-receipt", expect=2)
     assert "go together" in completed.stderr and len(completed.stderr.strip().splitlines()) == 1, completed.stderr
+
+
+def test_the_recorded_sites_load_cleanly_in_a_browser_once_moved(recorded, versus, site_wheel, browser, tmp_path):
+    # The sites of the two projects recorded above (12 commits and a gate run; the
+    # head-to-head suite), built by the wheel, moved away from their projects, every page
+    # loaded in Chromium.
+    expected = {
+        "history": (recorded[0], {"index.html", "suite.html", "gate.html"}),
+        "versus": (versus[0], {"index.html", "suite.html", "versus.html"}),
+    }
+    for name, (root, pages) in expected.items():
+        built, moved = tmp_path / "built" / name, tmp_path / "moved" / name / "public"
+        _bootmark(site_wheel, root, "site", "--out", str(built))
+        moved.parent.mkdir(parents=True)
+        shutil.move(built, moved)
+        assert {page.name for page in moved.glob("*.html")} == pages
+        for page in sorted(pages):
+            check_page(browser, moved, page)
