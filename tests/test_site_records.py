@@ -20,6 +20,7 @@ import subprocess
 
 import pytest
 from test_site_browser import check_page
+from wheel_fixture import console
 
 from bootmark.core import receipts
 from bootmark.site import records as record_pages
@@ -39,18 +40,7 @@ def _bootmark(site_wheel, root, *arguments, expect=0):
     """The wheel's console script in ``root``, whose workspace is ``root`` (as in the
     project's CI)."""
     script, environment = site_wheel
-    completed = subprocess.run(
-        [str(script), *arguments],
-        cwd=root,
-        env=environment,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-    )
-    assert completed.returncode == expect, completed.stdout[-2000:] + completed.stderr[-3000:]
-    assert "Traceback" not in completed.stderr, completed.stderr
-    return completed
+    return console(script, environment, root, *arguments, expect=(expect,))
 
 
 def _write_project(root: pathlib.Path, size: int) -> None:

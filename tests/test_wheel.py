@@ -22,12 +22,11 @@ build tool or an unreachable registry fails it.
 import os
 import pathlib
 import shutil
-import subprocess
 import zipfile
 
 import pytest
 from site_fixture import STUDIES, outside_links
-from wheel_fixture import COMMAND_SECONDS, REPOSITORY, install, user_environment
+from wheel_fixture import REPOSITORY, console, install, user_environment
 from wheel_fixture import run as _run
 
 pytestmark = pytest.mark.slow
@@ -80,21 +79,7 @@ def test_a_new_user_runs_every_job_from_an_empty_folder(installed, tmp_path):
     checkout_status = _run(["git", "status", "--porcelain"], cwd=REPOSITORY).stdout
 
     def bootmark(*arguments, expect=(0,)):
-        completed = subprocess.run(
-            [str(bin_folder / "bootmark"), *arguments],
-            cwd=folder,
-            env=environment,
-            capture_output=True,
-            text=True,
-            timeout=COMMAND_SECONDS,
-            check=False,
-        )
-        assert completed.returncode in expect, (
-            f"bootmark {' '.join(arguments)} exited {completed.returncode}:\n"
-            f"{completed.stdout[-3000:]}\n{completed.stderr[-3000:]}"
-        )
-        assert "Traceback" not in completed.stderr, completed.stderr
-        return completed.stdout
+        return console(bin_folder / "bootmark", environment, folder, *arguments, expect=expect).stdout
 
     assert bootmark("--version").startswith("bootmark ")
     assert "bootmark.toml" in bootmark("init")
@@ -113,16 +98,16 @@ def test_a_new_user_runs_every_job_from_an_empty_folder(installed, tmp_path):
 
     # The peers are an extra this user did not install (pip install bootmark pins no arch):
     # the bench says which extra in one line, exit 2, before any work.
-    completed = subprocess.run(
-        [str(bin_folder / "bootmark"), "bench", "--cells", "method=iid,n=200,B=999,sentinel=false"],
-        cwd=folder,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=COMMAND_SECONDS,
-        check=False,
+    completed = console(
+        bin_folder / "bootmark",
+        environment,
+        folder,
+        "bench",
+        "--cells",
+        "method=iid,n=200,B=999,sentinel=false",
+        expect=(2,),
     )
-    assert completed.returncode == 2 and completed.stdout == "", completed.stdout + completed.stderr
+    assert completed.stdout == "", completed.stdout + completed.stderr
     assert len(completed.stderr.strip().splitlines()) == 1 and "'bootmark[peers]'" in completed.stderr
     freeze = _run([str(bin_folder / "python"), "-m", "pip", "list", "--format=freeze"]).stdout.lower()
     assert not {"arch", "tsbootstrap", "statsmodels", "matplotlib"} & {line.split("==")[0] for line in freeze.split()}
@@ -138,16 +123,7 @@ def test_a_new_user_runs_every_job_from_an_empty_folder(installed, tmp_path):
         ).items()
         if study_id == "S1"
     )
-    completed = subprocess.run(
-        [str(bin_folder / "bootmark"), "study", "verify", s1],
-        cwd=folder,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=COMMAND_SECONDS,
-        check=False,
-    )
-    assert completed.returncode == 2 and "Traceback" not in completed.stderr
+    completed = console(bin_folder / "bootmark", environment, folder, "study", "verify", s1, expect=(2,))
     assert "pip install 'bootmark[peers]'" in completed.stderr
 
     # Where the files went.
@@ -171,21 +147,7 @@ def test_a_new_user_publishes_an_auditors_workspace(site_wheel, tmp_path):
     bootmark_script, environment = site_wheel
 
     def bootmark(folder, *arguments, expect=0):
-        completed = subprocess.run(
-            [str(bootmark_script), *arguments],
-            cwd=folder,
-            env=environment,
-            capture_output=True,
-            text=True,
-            timeout=COMMAND_SECONDS,
-            check=False,
-        )
-        assert completed.returncode == expect, (
-            f"bootmark {' '.join(arguments)} exited {completed.returncode}:\n"
-            f"{completed.stdout[-3000:]}\n{completed.stderr[-3000:]}"
-        )
-        assert "Traceback" not in completed.stderr, completed.stderr
-        return completed
+        return console(bootmark_script, environment, folder, *arguments, expect=(expect,))
 
     # Nothing to publish yet: one line, exit 2, no folder.
     folder = tmp_path / "audit"

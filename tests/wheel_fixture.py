@@ -84,3 +84,23 @@ def user_environment(bin_folder: pathlib.Path, home: pathlib.Path) -> dict[str, 
     }
     environment.update(HOME=str(home), PATH=f"{bin_folder}{os.pathsep}{environment.get('PATH', '')}")
     return environment
+
+
+def console(script, environment, folder, *arguments, expect=(0,)) -> subprocess.CompletedProcess:
+    """The console script ``script`` run in ``folder`` with ``environment``: it must exit
+    with one of ``expect`` and print no traceback."""
+    completed = subprocess.run(
+        [str(script), *arguments],
+        cwd=folder,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=COMMAND_SECONDS,
+        check=False,
+    )
+    assert completed.returncode in expect, (
+        f"bootmark {' '.join(arguments)} exited {completed.returncode}:\n"
+        f"{completed.stdout[-3000:]}\n{completed.stderr[-3000:]}"
+    )
+    assert "Traceback" not in completed.stderr, completed.stderr
+    return completed
