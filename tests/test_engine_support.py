@@ -705,3 +705,79 @@ def test_chunks_cover_every_replicate_once_in_order():
         assert bounds[0] == 0 and bounds[-1] == replicates
         assert all(a < b for a, b in pairwise(bounds))  # no empty chunk, no overlap
         assert len(bounds) - 1 <= 8 * threads
+
+
+def _team_threads():
+    import threading
+
+    return [t for t in threading.enumerate() if t.name.startswith("bootmark-engine-")]
+
+
+def _threaded_means(monkeypatch):
+    # A small request, forced onto every thread in many chunks.
+    from bootmark import engine
+    from bootmark.engine import parallel
+
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_NANOSECONDS", 0)
+    monkeypatch.setattr(parallel, "CHUNK_NANOSECONDS", 1)
+    x = np.random.default_rng(5).standard_normal(300)
+    return engine.bootstrap_reduce(x, engine.StationaryBlock(7), "mean", n_bootstraps=64, seed=3).statistics
+
+
+def test_the_thread_team_starts_once_and_follows_set_num_threads(monkeypatch):
+    import numba
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs 2 Numba threads to start a helper")
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(2)
+        first = _threaded_means(monkeypatch)
+        team = _team_threads()
+        assert len(team) >= 1  # the caller plus at least one helper ran the request
+        for _ in range(5):
+            assert np.array_equal(_threaded_means(monkeypatch), first)
+        assert _team_threads() == team  # no thread started per call
+        numba.set_num_threads(1)
+        assert np.array_equal(_threaded_means(monkeypatch), first)  # same bits on one thread
+    finally:
+        numba.set_num_threads(before)
+
+
+def _means_in_child(results):
+    import pytest as child_pytest
+
+    results.put(_threaded_means(child_pytest.MonkeyPatch()))
+
+
+def test_the_thread_team_works_in_a_forked_child(monkeypatch):
+    # The parent's helpers do not exist after fork: a child that kept the parent's team
+    # would queue work for them and wait forever (what removing both the fork hook and
+    # the pid check in engine/parallel.py gives; the timeout turns it into a failure).
+    import multiprocessing
+
+    parent = _threaded_means(monkeypatch)  # the team exists before the fork
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    child = context.Process(target=_means_in_child, args=(results,))
+    child.start()
+    child.join(60)
+    if child.is_alive():
+        child.kill()
+        pytest.fail("the forked child's parallel request did not finish in 60 s")
+    assert np.array_equal(results.get(timeout=5), parent)
+
+
+def test_a_failure_on_a_helper_thread_is_raised_in_the_caller(monkeypatch):
+    from bootmark.engine import parallel
+
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_NANOSECONDS", 0)
+    seen = []
+
+    def task(begin, end, scratch):
+        seen.append(begin)
+        if begin > 0:
+            raise ZeroDivisionError("planted")
+
+    with pytest.raises(ZeroDivisionError, match="planted"):
+        parallel.run_replicates(task, 8, 10**9, lambda: None)
