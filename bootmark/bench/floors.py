@@ -1,35 +1,43 @@
 """Floors: what a bench cell would cost if only the unavoidable work were done.
 
 Each floor is timed in the same run and the same rounds as the paths it bounds, so
-"10x arch" and "close to the hardware" are read from one table:
+"10x arch" and "close to the hardware" are read from one table. Every floor draws its
+Philox words the fastest way measured on this hardware: a batch of (replicate, Philox
+block) lanes, about 256 at a time, each lane's four words computed by one vectorised
+loop, whatever the row's length (a short row's few blocks would leave the vector units
+idle if a replicate were generated alone: 3 ns a word against 0.6 on the AMD EPYC
+machine), on Numba's parallel loop, whose threads start once per process.
 
 * ``philox_floor(words, B)``: generating the Philox words a replicate needs (``words`` per
   replicate: n for i.i.d., one start per block for fixed blocks, a start and two length
-  words per stationary block), on Numba's parallel loop, and nothing else;
-* ``gather_floor(prefix, n, b, B)``: the fused reduce with nothing but its data
-  movement: the words drawn in L1-sized chunks (or the row's words, when fewer) and
-  mapped to starts without rejection, then for i.i.d. (block length 1) the gathered values
+  words per stationary block), and nothing else;
+* ``gather_floor(prefix, n, b, B)``: those words mapped to starts without rejection (one
+  32 x 32-bit multiply each), then for i.i.d. (block length 1) the gathered values
   summed, for fixed blocks each block's sum read from a prefix sum (what the engine's
-  block algebra does), plainly added;
-* ``stationary_gather_floor(prefix, n, b, B)``: the same for stationary blocks, which
-  draw a start and two length words per block, have lengths that vary (so the number of
-  blocks is known only once they cover n) and wrap at n; the lengths come from a uniform
-  law of mean b instead of the geometric one, without rejection;
+  block algebra does), added in any order the compiler likes;
+* ``stationary_gather_floor(prefix, n, b, B)``: the same for stationary blocks: ceil(n/b)
+  start words and twice as many length words per replicate, each block a start (bound n)
+  and a length uniform on 1 .. 2b - 1 (mean b) from two words XORed, without the
+  geometric law or rejection, wrapping at n, until the blocks cover n or the words run
+  out (the number of blocks a mean-b replicate needs, on average);
 * ``fill_floor(out)``: writing every element of a B x n float64 array once, into a fresh
   array (``fresh=True``: its pages are first touched here, as a materializing call's
-  are) or into one touched before (the memory bandwidth alone).
+  are) or into one touched before (the memory bandwidth alone);
+* ``philox_throughput(threads)``: words per nanosecond of the floors' generator alone, on
+  ``threads`` threads, the ceiling every floor above sits under.
 
-They use the engine's Philox round function (``engine.philox``), the same words the
-engine draws, but none of its rejection, length or summation logic: a floor bounds the
-engine from below, it is never a result. Like the engine's kernels they run on
-``numba.get_num_threads()`` threads.
+They use the engine's Philox round function (``engine.philox``) with counter
+(block, 0, purpose, 0) and key (replicate, 12345), but none of its rejection, length or
+summation logic: a floor bounds the engine from below, it is never a result. Like the
+engine's kernels they run on ``numba.get_num_threads()`` threads.
 """
 
+import time
+
+import numba
 import numpy as np
 from numba import njit, prange
 
-from bootmark.engine.draws import refill_from
-from bootmark.engine.indices import CHUNK_WORDS, stream_words
 from bootmark.engine.philox import philox4x32_10
 
 __all__ = [
@@ -37,113 +45,217 @@ __all__ = [
     "gather_floor",
     "stationary_gather_floor",
     "fill_floor",
+    "philox_throughput",
     "words_per_replicate",
     "block_prefix",
 ]
 
 _MASK32 = np.uint64(0xFFFFFFFF)
 _S32 = np.uint64(32)
+_ZERO = np.uint64(0)
+FLOOR_KEY = np.uint64(12345)
+_PURPOSE_START, _PURPOSE_LENGTH = np.uint64(1), np.uint64(2)
+# _UNSIGNED: the floors index with uint64 offsets wherever they can, because Numba tests
+# every signed index for a negative value (wraparound), and that test alone stopped LLVM
+# vectorising the loops that read the words (measured: 1.07 against 0.66 ns a word).
+LANES = 256  # (replicate, block) lanes generated together: 1024 words, L1-resident
+
+
+@njit(cache=True, inline="always")
+def _lane_layout(first_replicate, replicates, blocks, lane_replicates, lane_offsets):
+    """Lane q * blocks + j: replicate first_replicate + q, block offset j. Set once per
+    batch: a batch is whole short rows (one step) or one long row (steps of LANES blocks,
+    the last one a prefix of the lanes), so the layout holds for all its steps."""
+    for q in range(replicates):
+        for j in range(blocks):
+            lane_replicates[q * blocks + j] = np.uint64(first_replicate + q)
+            lane_offsets[q * blocks + j] = np.uint64(j)
+
+
+@njit(cache=True, inline="always")
+def _philox_lanes(lanes, first_block, purpose, lane_replicates, lane_offsets, out):
+    """The four words of Philox block first_block + lane_offsets[i] of replicate
+    lane_replicates[i] into out[4 i: 4 i + 4], for i < lanes: replicate-major, so a
+    replicate's words are contiguous and in stream order. One loop over all lanes, so
+    LLVM vectorises across replicates when rows are short and across blocks when they
+    are long."""
+    block = np.uint64(first_block)
+    for i in range(lanes):
+        w0, w1, w2, w3 = philox4x32_10(block + lane_offsets[i], _ZERO, purpose, _ZERO, lane_replicates[i], FLOOR_KEY)
+        out[4 * i] = w0
+        out[4 * i + 1] = w1
+        out[4 * i + 2] = w2
+        out[4 * i + 3] = w3
+
+
+@njit(cache=True, inline="always")
+def _batch_shape(blocks):
+    # (replicates per batch, blocks per step): whole short rows together, long rows in
+    # LANES-block steps.
+    return (max(1, LANES // blocks), min(blocks, LANES))
 
 
 @njit(cache=True, parallel=True)
 def philox_floor(words, n_bootstraps):
-    """XOR checksums (B,) of ``words`` Philox words per replicate; the checksum keeps the
-    work alive."""
-    checksum = np.zeros(n_bootstraps, dtype=np.uint64)
+    """XOR of the ``words`` Philox words of every replicate (rounded up to whole Philox
+    blocks); the checksum keeps the work alive. One checksum for all, not one a
+    replicate: storing to a uint64 array LLVM cannot prove apart from the words stopped
+    it vectorising (1.07 against 0.66 ns a word, and 0.4 with the words never stored)."""
     blocks = (words + 3) // 4
-    for r in prange(n_bootstraps):
+    per_batch, step = _batch_shape(blocks)
+    batches = (n_bootstraps + per_batch - 1) // per_batch
+    checksums = np.empty(batches, dtype=np.uint64)
+    for batch in prange(batches):
+        lane_replicates, lane_offsets = np.empty(LANES, np.uint64), np.empty(LANES, np.uint64)
+        first = batch * per_batch
+        replicates = min(per_batch, n_bootstraps - first)
+        _lane_layout(first, replicates, step, lane_replicates, lane_offsets)
         accumulator = np.uint64(0)
-        key = np.uint64(r)
-        for j in range(blocks):
-            block = np.uint64(j)
-            w0, w1, w2, w3 = philox4x32_10(
-                block & _MASK32, block >> _S32, np.uint64(1), np.uint64(0), key, np.uint64(12345)
-            )
-            accumulator ^= w0 ^ w1 ^ w2 ^ w3
-        checksum[r] = accumulator
+        for done in range(0, blocks, step):
+            # the words are XORed as they are made, never stored: the generator alone
+            base = np.uint64(done)
+            for i in range(replicates * min(step, blocks - done)):
+                w0, w1, w2, w3 = philox4x32_10(
+                    base + lane_offsets[i], _ZERO, _PURPOSE_START, _ZERO, lane_replicates[i], FLOOR_KEY
+                )
+                accumulator ^= (w0 ^ w1) ^ (w2 ^ w3)
+        checksums[batch] = accumulator
+    checksum = np.uint64(0)
+    for batch in range(batches):
+        checksum ^= checksums[batch]
     return checksum
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, fastmath=True)
 def gather_floor(prefix, n, block_length, n_bootstraps):
     """Per replicate, the sum of ceil(n / b) blocks at Philox-drawn starts: x[start] for
     b = 1, prefix[start + b] - prefix[start] otherwise; ``prefix`` has n + 1 entries
     (:func:`block_prefix`)."""
-    out = np.empty(n_bootstraps)
+    out = np.zeros(n_bootstraps)
     draws = (n + block_length - 1) // block_length
-    bound = np.uint64(n - block_length + 1)
-    capacity = min(CHUNK_WORDS, 4 * ((draws + 3) // 4))  # L1-sized, or the whole row when it is shorter
-    for r in prange(n_bootstraps):
-        words = np.empty(capacity, dtype=np.uint64)
-        starts = np.empty(capacity, dtype=np.int64)
-        total = 0.0
-        done, block = 0, np.int64(0)
-        while done < draws:
-            step = min(capacity, draws - done)
-            # the engine's own vectorised refill, of the words this step uses (rounded up to a Philox block)
-            block = refill_from(words[: 4 * ((step + 3) // 4)], block, np.uint64(r), np.uint64(12345), np.uint64(1))
-            for i in range(step):
-                starts[i] = np.int64((words[i] * bound) >> _S32)
-            if block_length == 1:
-                for i in range(step):
-                    total += prefix[starts[i]]
-            else:
-                for i in range(step):
-                    total += prefix[starts[i] + block_length] - prefix[starts[i]]
-            done += step
-        out[r] = total
+    blocks = (draws + 3) // 4
+    bound = np.uint64(n - block_length + 1) & _MASK32
+    span = np.uint64(block_length)
+    per_batch, step = _batch_shape(blocks)
+    for batch in prange((n_bootstraps + per_batch - 1) // per_batch):
+        lane_replicates, lane_offsets = np.empty(LANES, np.uint64), np.empty(LANES, np.uint64)
+        words = np.empty(4 * LANES, np.uint64)
+        first = batch * per_batch
+        replicates = min(per_batch, n_bootstraps - first)
+        _lane_layout(first, replicates, step, lane_replicates, lane_offsets)
+        for done in range(0, blocks, step):
+            count = min(step, blocks - done)
+            used = min(4 * count, draws - 4 * done)  # the row's last block may hold words it does not need
+            _philox_lanes(replicates * count, done, _PURPOSE_START, lane_replicates, lane_offsets, words)
+            for q in range(replicates):
+                row = np.uint64(4 * count * q)  # unsigned offsets: see _UNSIGNED
+                total = 0.0
+                if block_length == 1:
+                    for i in range(used):
+                        total += prefix[((words[row + i] & _MASK32) * bound) >> _S32]
+                else:
+                    for i in range(used):
+                        start = ((words[row + i] & _MASK32) * bound) >> _S32
+                        total += prefix[start + span] - prefix[start]
+                out[first + q] += total
     return out
 
 
 def stationary_gather_floor(prefix, n, block_length, n_bootstraps):
     """Per replicate, the sum of wrapped blocks at Philox-drawn starts (bound n) with
-    Philox-drawn lengths, until they cover n positions, the last one cut: the work of a
-    stationary replicate without its rejections and its geometric law.
+    Philox-drawn lengths: the work of a stationary replicate without its rejections and
+    its geometric law.
 
-    Each block takes one start word and two length words, as the engine's blocks do; the
-    length is 1 + floor(w * (2b - 1) / 2**32) for w the two words XORed (uniform on
-    1 .. 2b - 1, mean b), so a replicate has about n / b blocks, and a block that passes
-    position n wraps to 0 through the prefix sums (n + 1 entries, :func:`block_prefix`)."""
+    A replicate draws ceil(n / b) start words (purpose 1) and twice as many length words
+    (purpose 2), as many as a replicate of mean block length b needs on average. Block k
+    starts at floor(s_k n / 2**32) and is 1 + floor((l_2k ^ l_2k+1)(2b - 1) / 2**32) long
+    (uniform on 1 .. 2b - 1, mean b); blocks are added until they cover n positions (the
+    last one cut) or the words run out, and a block that passes position n wraps to 0
+    through the prefix sums (n + 1 entries, :func:`block_prefix`)."""
     if np.shape(prefix) != (n + 1,):
         raise ValueError(
             f"prefix must hold the n + 1 = {n + 1} prefix sums of x, got shape {np.shape(prefix)}; "
             f"block_prefix(x, b) returns x itself for b = 1"
         )
-    capacity = min(CHUNK_WORDS, stream_words(n, block_length))  # the engine's buffer, L1-sized at most
-    return _stationary_gather(prefix, n, block_length, n_bootstraps, capacity)
+    return _stationary_gather(prefix, n, block_length, n_bootstraps)
 
 
-@njit(cache=True, parallel=True)
-def _stationary_gather(prefix, n, block_length, n_bootstraps, capacity):
-    out = np.empty(n_bootstraps)
-    bound, lengths_bound = np.uint64(n), np.uint64(2 * block_length - 1)
-    for r in prange(n_bootstraps):
-        start_words = np.empty(capacity, dtype=np.uint64)
-        length_words = np.empty(2 * capacity, dtype=np.uint64)
-        key = np.uint64(r)
-        start_cursor, start_block = capacity, np.int64(0)
-        length_cursor, length_block = 2 * capacity, np.int64(0)
-        total, filled = 0.0, 0
-        while filled < n:
-            if start_cursor == capacity:
-                start_block = refill_from(start_words, start_block, key, np.uint64(12345), np.uint64(1))
-                start_cursor = 0
-            if length_cursor == 2 * capacity:
-                length_block = refill_from(length_words, length_block, key, np.uint64(12345), np.uint64(2))
-                length_cursor = 0
-            start = np.int64((start_words[start_cursor] * bound) >> _S32)
-            mixed = length_words[length_cursor] ^ length_words[length_cursor + 1]
-            length = min(1 + np.int64((mixed * lengths_bound) >> _S32), n - filled)
-            start_cursor += 1
-            length_cursor += 2
-            stop = start + length
-            if stop <= n:
-                total += prefix[stop] - prefix[start]
-            else:
-                total += (prefix[n] - prefix[start]) + prefix[stop - n]
-            filled += length
-        out[r] = total
+@njit(cache=True, parallel=True, fastmath=True)
+def _stationary_gather(prefix, n, block_length, n_bootstraps):
+    out = np.zeros(n_bootstraps)
+    draws = (n + block_length - 1) // block_length
+    start_blocks = (draws + 3) // 4
+    bound, lengths_bound = np.uint64(n) & _MASK32, np.uint64(2 * block_length - 1) & _MASK32
+    per_batch, step = _batch_shape(2 * start_blocks)  # a step holds 2 length blocks per start block
+    step = max(1, step // 2)
+    for batch in prange((n_bootstraps + per_batch - 1) // per_batch):
+        start_replicates, start_offsets = np.empty(LANES, np.uint64), np.empty(LANES, np.uint64)
+        length_replicates, length_offsets = np.empty(LANES, np.uint64), np.empty(LANES, np.uint64)
+        start_words, length_words = np.empty(4 * LANES, np.uint64), np.empty(4 * LANES, np.uint64)
+        first = batch * per_batch
+        replicates = min(per_batch, n_bootstraps - first)
+        _lane_layout(first, replicates, step, start_replicates, start_offsets)
+        _lane_layout(first, replicates, 2 * step, length_replicates, length_offsets)
+        filled = np.zeros(replicates, np.int64)
+        for done in range(0, start_blocks, step):
+            count = min(step, start_blocks - done)
+            used = min(4 * count, draws - 4 * done)
+            _philox_lanes(replicates * count, done, _PURPOSE_START, start_replicates, start_offsets, start_words)
+            _philox_lanes(
+                2 * replicates * count, 2 * done, _PURPOSE_LENGTH, length_replicates, length_offsets, length_words
+            )
+            for q in range(replicates):
+                starts, lengths = np.uint64(4 * count * q), np.uint64(8 * count * q)  # see _UNSIGNED
+                total, covered = 0.0, filled[q]
+                for i in range(used):
+                    if covered >= n:
+                        break
+                    start = np.int64(((start_words[starts + i] & _MASK32) * bound) >> _S32)
+                    mixed = (length_words[lengths + 2 * i] ^ length_words[lengths + 2 * i + 1]) & _MASK32
+                    length = min(1 + np.int64((mixed * lengths_bound) >> _S32), n - covered)
+                    stop = start + length
+                    if stop <= n:
+                        total += prefix[stop] - prefix[start]
+                    else:
+                        total += (prefix[n] - prefix[start]) + prefix[stop - n]
+                    covered += length
+                filled[q] = covered
+                out[first + q] += total
     return out
+
+
+def philox_throughput(threads, words=1 << 24, rounds=7):
+    """Words per nanosecond of the floors' Philox generator alone (:func:`philox_floor`,
+    ``words`` words over 1024 replicates), the median of ``rounds`` timed runs after one
+    warm-up, on ``threads`` Numba threads (restored afterwards).
+
+    Parameters
+    ----------
+    threads : int
+        Numba threads, at most ``numba.config.NUMBA_NUM_THREADS``.
+    words : int, optional
+        Words per run, 2**24 by default (about 10 to 30 ms here).
+    rounds : int, optional
+        Timed runs.
+
+    Returns
+    -------
+    float
+        Words generated per nanosecond of wall time.
+    """
+    before = numba.get_num_threads()
+    per_replicate = max(4, words // 1024)
+    try:
+        numba.set_num_threads(threads)
+        philox_floor(per_replicate, 1024)
+        times = []
+        for _ in range(rounds):
+            began = time.perf_counter_ns()
+            philox_floor(per_replicate, 1024)
+            times.append(time.perf_counter_ns() - began)
+    finally:
+        numba.set_num_threads(before)
+    return 1024 * 4 * ((per_replicate + 3) // 4) / float(np.median(times))
 
 
 def block_prefix(x, block_length):

@@ -240,9 +240,10 @@ def render_section(
     scaling += (
         (
             f"\n\n### Speed targets, cell by cell\n\nThe same receipt, each fused-reduce cell against the "
-            f"targets bootmark holds itself to, from medians. A peer target is judged only where the floor "
-            f"reaches it (the peer's time over the gather floor's): where even the floor cannot, the cell says "
-            f"so rather than count a miss no code could mend. MISSED is a miss.\n\n{targets}"
+            f"targets bootmark holds itself to, from medians. MISSED is a miss, with its cause read from the "
+            f"same cell: for the floor, the per-call cost (`per_call`, the same call with B = 1) or the "
+            f"replicates' own time over the floor; for a peer, whether the floor itself reaches the target "
+            f"(\"even the floor is ...\": no engine drawing these words could).{_philox_line(receipt)}\n\n{targets}"
         )
         if targets
         else ""
@@ -251,6 +252,15 @@ def render_section(
     model = f"\n\n{_model_part(model_path)}" if model_path else ""
     model += f"\n\n{_interval_part(interval_path)}" if interval_path else ""
     return f"{BEGIN}\n{header}{skipped}\n\n{bench.render_table(full)}{scaling}{peak}{model}\n{END}"
+
+
+def _philox_line(receipt: dict) -> str:
+    """A sentence on the floors' Philox throughput, where the receipt measured it."""
+    rates = receipt["body"].get("philox_words_per_ns")
+    if not rates:
+        return ""
+    shown = ", ".join(f"{rate:.2f} on {count} thread{'s' if count != '1' else ''}" for count, rate in rates.items())
+    return f" The floors' Philox generator alone makes {shown} (words per ns)."
 
 
 def replace_section(text: str, section: str, begin: str = BEGIN, end: str = END) -> str:

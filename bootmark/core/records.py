@@ -412,6 +412,9 @@ class BenchBody(_Record):
         Paths not timed, with the reason.
     cells : tuple of BenchCell
         The timed cells.
+    philox_words_per_ns : mapping of str to float or None
+        Words per nanosecond of the floors' Philox generator, by thread count (receipts
+        from issue 31 on).
 
     Examples
     --------
@@ -430,6 +433,9 @@ class BenchBody(_Record):
     reference_path: str
     skipped_paths: Mapping[str, str]
     cells: tuple[BenchCell, ...]
+    philox_words_per_ns: Mapping[str, float] | None = None
+
+    _OMITTED_WHEN_NONE = frozenset({"philox_words_per_ns"})
 
 
 # ---------------------------------------------------------------------------------------
