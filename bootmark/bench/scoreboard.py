@@ -243,7 +243,7 @@ def render_section(
             f"targets bootmark holds itself to, from medians. MISSED is a miss, with its cause read from the "
             f"same cell: for the floor, the per-call cost (`per_call`, the same call with B = 1) or the "
             f"replicates' own time over the floor; for a peer, whether the floor itself reaches the target "
-            f"(\"even the floor is ...\": no engine drawing these words could).{_philox_line(receipt)}\n\n{targets}"
+            f'("even the floor is ...": no engine drawing these words could).{_philox_line(receipt)}\n\n{targets}'
         )
         if targets
         else ""
