@@ -11,7 +11,19 @@ from numba import njit
 from bootmark.reference.indices import STREAM_VERSION
 from bootmark.reference.specs import IID, CircularBlock, MovingBlock, NonOverlappingBlock, StationaryBlock, TaperedBlock
 
-from .draws import BLOCK_LENGTH, BLOCK_START, COUNT, GUIDE_SHIFT, SPAN, THRESHOLDS, geometric_table, refill, refill_from
+from .draws import (
+    BLOCK_LENGTH,
+    BLOCK_START,
+    COUNT,
+    CROWDED,
+    GUIDE_CELLS,
+    GUIDE_SHIFT,
+    SPAN,
+    THRESHOLDS,
+    geometric_table,
+    refill,
+    refill_from,
+)
 from .keys import replicate_key, root_key
 from .parallel import run_replicates
 from .philox import philox4x32_10
@@ -21,6 +33,10 @@ __all__ = ["STREAM_VERSION", "RowPlan", "row_plan", "fill_row", "index_matrix"]
 # Words per step of a streamed row (the i.i.d. mean, block algebra): 16 KiB of words
 # and their draws stay in the L1 data cache.
 CHUNK_WORDS = 2048
+# Words a stationary stream turns into draws at a time: a replicate's last buffer is
+# mostly wasted, so shorter ones waste less, but below 256 the passes' fixed costs won.
+STATIONARY_UNIT = 256
+STREAM_STATES = (2, 4)  # the two streams' cursors (reset_streams), as new_scratch allocates them
 
 _MASK32 = np.uint64(0xFFFFFFFF)
 # _LOW_HALVES: a word (< 2**32, held in a uint64) times a bound (a start count <= n <
@@ -30,6 +46,7 @@ _MASK32 = np.uint64(0xFFFFFFFF)
 # 1.1 to 0.3 ns on the AMD EPYC machine).
 _S32 = np.uint64(32)
 _ZERO = np.uint64(0)
+_LAST_CELL = np.uint64(GUIDE_CELLS - 1)
 
 # Layout codes of the kernels. Tapered blocks share the moving-block rows.
 IID_ROWS, FIXED_ROWS, STATIONARY_ROWS = 0, 1, 2
@@ -92,13 +109,13 @@ def stream_words(n, block_length):
 def new_scratch(n, block_length):
     """Work space of one thread, allocated by numpy (compiling allocations would cost
     a second of first-call time): start and length word buffers, their cursors (rows 0
-    and 1 of ``states``: position in buffer, next Philox block), an index row, n floats,
+    and 1 of ``states``: position in buffer, next Philox block, draws held, count banked), an index row, n floats,
     and the starts and lengths of up to n blocks (or of a buffer's words, when more)."""
     words = stream_words(n, block_length)
     return (
         np.empty(words, dtype=np.uint64),
         np.empty(2 * words, dtype=np.uint64),
-        np.zeros((2, 2), dtype=np.int64),
+        np.zeros(STREAM_STATES, dtype=np.int64),
         np.empty(n, dtype=np.int32),
         np.empty(n, dtype=np.float64),
         np.empty(max(n, words), dtype=np.int64),
@@ -111,8 +128,11 @@ def reset_streams(starts_buffer, lengths_buffer, states):
     """Point both cursors at block 0 with an empty buffer: the first draw refills it."""
     states[0, 0] = starts_buffer.shape[0]
     states[0, 1] = 0
+    states[0, 2] = 0  # draws held (stationary starts): none
     states[1, 0] = lengths_buffer.shape[0]
     states[1, 1] = 0
+    states[1, 2] = 0  # lengths held (stationary): none
+    states[1, 3] = 0  # count banked by a pair that passed every threshold
 
 
 @njit(cache=True, inline="always")
@@ -198,6 +218,84 @@ def _fixed_blocks(n, block_length, start_count, start_scale, k0, k1, starts_buff
 
 
 @njit(cache=True, inline="always")
+def _held_starts(words, first_block, bound, k0, k1):
+    """Fill ``words`` from Philox block ``first_block`` of the start stream and map them in
+    place to their accepted bounded(bound) draws, in order; return how many are held.
+    One branch-free pass maps every word; a buffer with a word in Lemire's rejection
+    zone (rare below n = 2**16) is generated again and compacted word by word."""
+    refill_from(words, first_block, k0, k1, BLOCK_START)
+    threshold = ((_MASK32 - bound) + np.uint64(1)) % bound
+    rejected = False
+    for i in range(words.shape[0]):
+        product = (words[i] & _MASK32) * bound
+        rejected |= (product & _MASK32) < threshold
+        words[i] = product >> _S32
+    if not rejected:
+        return words.shape[0]
+    refill_from(words, first_block, k0, k1, BLOCK_START)
+    held = 0
+    for i in range(words.shape[0]):
+        product = (words[i] & _MASK32) * bound
+        words[held] = product >> _S32  # held <= i: the word read is never one written
+        held += np.int64((product & _MASK32) >= threshold)
+    return held
+
+
+# A length code: the number of thresholds u passes (0 .. count; count: banked, the next
+# pair decides), or count + 1 when u >= span (rejected), with the top bit set. A pair
+# whose u lies in a crowded guide cell keeps its words, top bit clear, and is searched
+# when it is taken.
+_CODE = np.uint64(1 << 63)
+
+
+@njit(cache=True, inline="always")
+def _held_lengths(words, first_block, table, k0, k1, banked):
+    """Fill ``words`` from Philox block ``first_block`` of the length stream and turn them
+    in place into the geometric lengths they give, in order; return (how many are held,
+    the count banked by a last pair that passed every threshold, which the next buffer's
+    first length adds).
+
+    Pass 1, branch-free and vectorised, writes at words[2k] the code (``_CODE``) of the
+    k-th pair's u = (words[2k] << 32) | words[2k + 1]: the guide, then one step, settle
+    every u below the table's first crowded cell. Pass 2 folds the codes into lengths
+    with no data-dependent branch but the rare crowded one."""
+    refill_from(words, first_block, k0, k1, BLOCK_LENGTH)
+    count = np.int64(table[COUNT])
+    span, shift, crowded, guide = table[SPAN], table[GUIDE_SHIFT], table[CROWDED], THRESHOLDS + count
+    pairs = words.shape[0] // 2
+    for k in range(pairs):
+        u = (words[2 * k] << _S32) | words[2 * k + 1]
+        cell = min(u >> shift, _LAST_CELL)  # u >= span may point past the guide: clamped, then rejected
+        passed = np.int64(table[guide + np.int64(cell)])
+        # passed <= count, so the index stays in the table (past the thresholds: the guide)
+        passed += np.int64((passed < count) & (table[THRESHOLDS + passed] <= u))
+        code = np.uint64(passed) if u < span else np.uint64(count + 1)
+        words[2 * k] = code | _CODE if (cell < crowded) | (u >= span) else words[2 * k]
+    held = 0
+    for k in range(pairs):  # writes words[held], held <= k: never a word still to be read
+        code = words[2 * k]
+        if code & _CODE:
+            passed = np.int64(code & ~_CODE)
+        else:  # rare: a crowded cell (u < span there)
+            passed = _searched_code(table, (code << _S32) | words[2 * k + 1])
+        ends = passed < count  # a length; passed == count banks count, count + 1 is rejected
+        words[held] = np.uint64(banked + passed + 1)
+        held += np.int64(ends)
+        banked = (banked + np.int64(passed == count) * count) * np.int64(not ends)
+    return held, banked
+
+
+@njit(cache=True, inline="always")
+def _searched_code(table, u):
+    """The code of a pair in a crowded guide cell (``_length_codes``), by a full search."""
+    count = np.int64(table[COUNT])
+    passed = np.int64(table[THRESHOLDS + count + np.int64(u >> table[GUIDE_SHIFT])])
+    while passed < count and table[THRESHOLDS + passed] <= u:
+        passed += 1
+    return passed
+
+
+@njit(cache=True, inline="always")
 def stationary_chunk(
     n, filled, limit, start_count, table, k0, k1, starts_buffer, lengths_buffer, states, starts, lengths
 ):
@@ -207,52 +305,42 @@ def stationary_chunk(
     (:func:`reset_streams` before a replicate's first chunk); a buffer of any size (a
     multiple of 4) gives the same blocks, so a caller can stream a long row through
     L1-sized buffers."""
-    # The draws of reference.draws (bounded starts, geometric lengths), with the cursors
-    # in registers rather than in ``states`` while the loop runs: this loop is the hot one.
-    start_cursor, start_next = states[0, 0], states[0, 1]
-    length_cursor, length_next = states[1, 0], states[1, 1]
-    start_capacity, length_capacity = starts_buffer.shape[0], lengths_buffer.shape[0]
+    # The draws of reference.draws (bounded starts, geometric lengths). Each buffer of
+    # words is turned into draws as it is filled (_held_starts, _held_lengths), so the
+    # loop over blocks only takes them in order; the cursors stay in registers rather
+    # than in ``states`` while it runs: this loop is the hot one. states[0] = (position,
+    # next block, draws held) of the starts; states[1] = (position, next block, lengths
+    # held, count banked) of the lengths.
+    start_cursor, start_next, start_held = states[0, 0], states[0, 1], states[0, 2]
+    length_cursor, length_next, length_held, length_banked = states[1, 0], states[1, 1], states[1, 2], states[1, 3]
+    # a replicate's last buffer is mostly wasted: short ones waste less (see STATIONARY_UNIT)
+    start_capacity = min(starts_buffer.shape[0], STATIONARY_UNIT)
+    length_capacity = min(lengths_buffer.shape[0], STATIONARY_UNIT)
+    starts_buffer, lengths_buffer = starts_buffer[:start_capacity], lengths_buffer[:length_capacity]
     start_count = start_count & _MASK32  # see _LOW_HALVES
-    threshold = ((_MASK32 - start_count) + np.uint64(1)) % start_count
     count = np.int64(table[COUNT])
-    span, shift, guide = table[SPAN], table[GUIDE_SHIFT], THRESHOLDS + count
     blocks = 0
     while filled < n and blocks < limit:
-        while True:
-            if start_cursor == start_capacity:
-                start_next = refill_from(starts_buffer, start_next, k0, k1, BLOCK_START)
-                start_cursor = 0
-            product = (starts_buffer[start_cursor] & _MASK32) * start_count
-            start_cursor += 1
-            if (product & _MASK32) >= threshold:
-                break
+        while start_cursor >= start_held:
+            start_held = _held_starts(starts_buffer, start_next, start_count, k0, k1)
+            start_next += start_capacity // 4
+            start_cursor = 0
+        start = np.int64(starts_buffer[start_cursor])
+        start_cursor += 1
         length = 1
         if count > 0:
-            banked = 0
-            while True:
-                if length_cursor + 2 > length_capacity:  # capacity is a multiple of 4: both or neither
-                    length_next = refill_from(lengths_buffer, length_next, k0, k1, BLOCK_LENGTH)
-                    length_cursor = 0
-                u = (lengths_buffer[length_cursor] << _S32) | lengths_buffer[length_cursor + 1]
-                length_cursor += 2
-                if u >= span:
-                    continue
-                passed = np.int64(table[guide + np.int64(u >> shift)])
-                # One branch-free step settles almost every draw (a likely length's cell
-                # holds at most one threshold); the loop is for the rare crowded cell.
-                passed += np.int64((passed < count) & (table[THRESHOLDS + passed] <= u))
-                while passed < count and table[THRESHOLDS + passed] <= u:
-                    passed += 1
-                if passed < count:
-                    length = banked + passed + 1
-                    break
-                banked += count
-        starts[blocks] = np.int64(product >> _S32)
+            while length_cursor >= length_held:
+                length_held, length_banked = _held_lengths(lengths_buffer, length_next, table, k0, k1, length_banked)
+                length_next += length_capacity // 4
+                length_cursor = 0
+            length = np.int64(lengths_buffer[length_cursor])
+            length_cursor += 1
+        starts[blocks] = start
         lengths[blocks] = min(length, n - filled)
         filled += lengths[blocks]
         blocks += 1
-    states[0, 0], states[0, 1] = start_cursor, start_next
-    states[1, 0], states[1, 1] = length_cursor, length_next
+    states[0, 0], states[0, 1], states[0, 2] = start_cursor, start_next, start_held
+    states[1, 0], states[1, 1], states[1, 2], states[1, 3] = length_cursor, length_next, length_held, length_banked
     return blocks, filled
 
 

@@ -66,6 +66,20 @@ def test_geometric_tables_equal_the_reference(mean):
     assert len(guide) == engine_draws.GUIDE_CELLS
     assert all(guide[cell] == sum(1 for t in thresholds if t <= cell << shift) for cell in range(len(guide)))
     assert (reference_table.span - 1) >> shift < engine_draws.GUIDE_CELLS
+    # Below the first crowded cell one step from the guide settles every u: each cell holds
+    # at most one threshold (counted here from the thresholds, not from the guide).
+    held = [sum(1 for t in thresholds if cell << shift < t <= ((cell + 1) << shift) - 1) for cell in range(len(guide))]
+    crowded = next((cell for cell, k in enumerate(held) if k >= 2), engine_draws.GUIDE_CELLS)
+    assert int(table[engine_draws.CROWDED]) <= crowded  # earlier is safe (a search), later is wrong
+
+
+@pytest.mark.parametrize("mean", [2, 3])
+def test_stationary_rows_through_crowded_guide_cells_equal_the_reference(mean):
+    # Short means crowd the guide's top cells: about 1 pair in 250 there is searched, not
+    # stepped (engine/indices.py, _held_lengths), so a 20,000-position row meets dozens.
+    assert int(engine_draws.geometric_table(mean)[engine_draws.CROWDED]) < engine_draws.GUIDE_CELLS
+    method = reference.StationaryBlock(mean)
+    assert index_matrix(method, 20_000, 5, 2).tolist() == list(index_rows(method, 20_000, 5, 2))
 
 
 @st.composite

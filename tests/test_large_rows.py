@@ -19,6 +19,7 @@ from bootmark.engine import models as engine_models
 from bootmark.engine.draws import BLOCK_START, RESIDUAL_INDEX, refill_from
 from bootmark.engine.indices import (
     STATIONARY_ROWS,
+    STREAM_STATES,
     fixed_chunk,
     new_scratch,
     reset_streams,
@@ -151,7 +152,7 @@ def chunked_blocks(layout, n, block_length, start_count, start_scale, table, k0,
     each chunk's streams afresh."""
     start_words = np.empty(capacity, dtype=np.uint64)
     length_words = np.empty(2 * capacity, dtype=np.uint64)
-    states = np.zeros((2, 2), dtype=np.int64)
+    states = np.zeros(STREAM_STATES, dtype=np.int64)
     starts, lengths = np.empty(max(n, capacity), dtype=np.int64), np.empty(max(n, capacity), dtype=np.int64)
     all_starts, all_lengths = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
     reset_streams(start_words, length_words, states)
