@@ -77,15 +77,27 @@ def _two_sum(total, compensation, value):
 
 
 @njit(cache=True, inline="always")
-def _block_of_16(values, row, first, lanes):
+def _value(values, row, i):
+    return values[i] if row is None else values[row[i]]
+
+
+@njit(cache=True, inline="always")
+def _block_of_16(values, row, first):
     # values[first:first + 16] (row is None) or values[row[first:first + 16]], summed by a
-    # fixed pairwise tree: the one summation order of every engine mean.
-    for j in range(16):
-        lanes[j] = values[first + j] if row is None else values[row[first + j]]
-    lane0 = (lanes[0] + lanes[4]) + (lanes[8] + lanes[12])
-    lane1 = (lanes[1] + lanes[5]) + (lanes[9] + lanes[13])
-    lane2 = (lanes[2] + lanes[6]) + (lanes[10] + lanes[14])
-    lane3 = (lanes[3] + lanes[7]) + (lanes[11] + lanes[15])
+    # fixed pairwise tree: the one summation order of every engine mean. Four lanes of
+    # four, held in registers (a 16-slot array was a heap allocation per call).
+    lane0 = (_value(values, row, first) + _value(values, row, first + 4)) + (
+        _value(values, row, first + 8) + _value(values, row, first + 12)
+    )
+    lane1 = (_value(values, row, first + 1) + _value(values, row, first + 5)) + (
+        _value(values, row, first + 9) + _value(values, row, first + 13)
+    )
+    lane2 = (_value(values, row, first + 2) + _value(values, row, first + 6)) + (
+        _value(values, row, first + 10) + _value(values, row, first + 14)
+    )
+    lane3 = (_value(values, row, first + 3) + _value(values, row, first + 7)) + (
+        _value(values, row, first + 11) + _value(values, row, first + 15)
+    )
     return (lane0 + lane1) + (lane2 + lane3)
 
 
@@ -95,9 +107,8 @@ def _compensated_sum(values, row, count):
     # gather fused into the sum so the gathered copy is never written.
     total, compensation = 0.0, 0.0
     full = count - count % 16
-    lanes = np.empty(16)
     for i in range(0, full, 16):
-        total, compensation = _two_sum(total, compensation, _block_of_16(values, row, i, lanes))
+        total, compensation = _two_sum(total, compensation, _block_of_16(values, row, i))
     for i in range(full, count):
         total, compensation = _two_sum(total, compensation, values[i] if row is None else values[row[i]])
     return total + compensation
@@ -115,7 +126,6 @@ def _iid_mean_streamed(column, n, k0, k1, words, indices):
     bound = np.uint64(n)
     full = n - n % 16
     total, compensation = 0.0, 0.0
-    lanes = np.empty(16)
     block = np.int64(0)
     held, position = 0, 0  # indices[:held] drawn, not summed yet; position: how many were summed
     while position < n:
@@ -129,7 +139,7 @@ def _iid_mean_streamed(column, n, k0, k1, words, indices):
         held += first
         used = 0
         while used + 16 <= held and position + used + 16 <= full:
-            total, compensation = _two_sum(total, compensation, _block_of_16(column, indices, used, lanes))
+            total, compensation = _two_sum(total, compensation, _block_of_16(column, indices, used))
             used += 16
         while position + used >= full and used < held and position + used < n:
             total, compensation = _two_sum(total, compensation, column[indices[used]])
