@@ -38,6 +38,8 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from bootmark.engine.draws import refill_from
+from bootmark.engine.indices import CHUNK_WORDS
 from bootmark.engine.philox import philox4x32_10
 
 __all__ = [
@@ -126,20 +128,94 @@ def philox_floor(words, n_bootstraps):
     return checksum
 
 
-@njit(cache=True, parallel=True, fastmath=True)
+@njit(cache=True, inline="always")
+def _value(prefix, start, span, single):
+    return prefix[start] if single else prefix[start + span] - prefix[start]
+
+
+@njit(cache=True, inline="always")
+def _four_lane_sum(prefix, starts, count, span, single):
+    """Sum over i < count of prefix[starts[i]] (``single``) or of the block sums
+    prefix[starts[i] + span] - prefix[starts[i]], in four independent running sums."""
+    s0, s1, s2, s3 = 0.0, 0.0, 0.0, 0.0
+    whole = count - count % 4
+    for i in range(0, whole, 4):
+        s0 += _value(prefix, starts[i], span, single)
+        s1 += _value(prefix, starts[i + 1], span, single)
+        s2 += _value(prefix, starts[i + 2], span, single)
+        s3 += _value(prefix, starts[i + 3], span, single)
+    for i in range(whole, count):
+        s0 += _value(prefix, starts[i], span, single)
+    return (s0 + s1) + (s2 + s3)
+
+
 def gather_floor(prefix, n, block_length, n_bootstraps):
     """Per replicate, the sum of ceil(n / b) blocks at Philox-drawn starts: x[start] for
     b = 1, prefix[start + b] - prefix[start] otherwise; ``prefix`` has n + 1 entries
-    (:func:`block_prefix`)."""
+    (:func:`block_prefix`).
+
+    A row of at least ``ROW_DRAWS`` draws is generated on its own, ``CHUNK_WORDS`` words
+    at a time (long enough to fill the vector units), its values gathered and summed
+    sixteen at a time; shorter rows are generated many replicates together. Each way was
+    the faster of the two, measured on rows of its kind."""
+    draws = -(-n // block_length)
+    if draws >= ROW_DRAWS:
+        return _row_gather(prefix, n, block_length, n_bootstraps)
+    return _batched_gather(prefix, n, block_length, n_bootstraps)
+
+
+ROW_DRAWS = 128
+
+
+@njit(cache=True, parallel=True)
+def _row_gather(prefix, n, block_length, n_bootstraps):
+    out = np.empty(n_bootstraps)
+    draws = (n + block_length - 1) // block_length
+    capacity = min(CHUNK_WORDS, 4 * ((draws + 3) // 4))
+    bound, span = np.uint64(n - block_length + 1) & _MASK32, np.int32(block_length)
+    for r in prange(n_bootstraps):
+        words, starts = np.empty(capacity, np.uint64), np.empty(capacity, np.int32)
+        total, done, block = 0.0, 0, np.int64(0)
+        while done < draws:
+            step = min(capacity, draws - done)
+            block = refill_from(words, block, np.uint64(r), FLOOR_KEY, _PURPOSE_START)
+            for i in range(capacity):
+                starts[i] = np.int32(((words[i] & _MASK32) * bound) >> _S32)
+            whole = step - step % 16
+            if block_length == 1:
+                for i in range(0, whole, 16):
+                    total += _sixteen(prefix, starts, i)
+                for i in range(whole, step):
+                    total += prefix[starts[i]]
+            else:
+                total += _four_lane_sum(prefix, starts, step, span, False)
+            done += step
+        out[r] = total
+    return out
+
+
+@njit(cache=True, inline="always")
+def _sixteen(values, rows, first):
+    # values[rows[first:first + 16]] summed by a pairwise tree of four lanes: LLVM gathers
+    # the sixteen loads in vectors (one running sum made the floor slower than the engine)
+    lane0 = (values[rows[first]] + values[rows[first + 4]]) + (values[rows[first + 8]] + values[rows[first + 12]])
+    lane1 = (values[rows[first + 1]] + values[rows[first + 5]]) + (values[rows[first + 9]] + values[rows[first + 13]])
+    lane2 = (values[rows[first + 2]] + values[rows[first + 6]]) + (values[rows[first + 10]] + values[rows[first + 14]])
+    lane3 = (values[rows[first + 3]] + values[rows[first + 7]]) + (values[rows[first + 11]] + values[rows[first + 15]])
+    return (lane0 + lane1) + (lane2 + lane3)
+
+
+@njit(cache=True, parallel=True)
+def _batched_gather(prefix, n, block_length, n_bootstraps):
     out = np.zeros(n_bootstraps)
     draws = (n + block_length - 1) // block_length
     blocks = (draws + 3) // 4
     bound = np.uint64(n - block_length + 1) & _MASK32
-    span = np.uint64(block_length)
+    span = np.int32(block_length)
     per_batch, step = _batch_shape(blocks)
     for batch in prange((n_bootstraps + per_batch - 1) // per_batch):
         lane_replicates, lane_offsets = np.empty(LANES, np.uint64), np.empty(LANES, np.uint64)
-        words = np.empty(4 * LANES, np.uint64)
+        words, starts = np.empty(4 * LANES, np.uint64), np.empty(4 * LANES, np.int32)
         first = batch * per_batch
         replicates = min(per_batch, n_bootstraps - first)
         _lane_layout(first, replicates, step, lane_replicates, lane_offsets)
@@ -148,16 +224,12 @@ def gather_floor(prefix, n, block_length, n_bootstraps):
             used = min(4 * count, draws - 4 * done)  # the row's last block may hold words it does not need
             _philox_lanes(replicates * count, done, _PURPOSE_START, lane_replicates, lane_offsets, words)
             for q in range(replicates):
-                row = np.uint64(4 * count * q)  # unsigned offsets: see _UNSIGNED
-                total = 0.0
-                if block_length == 1:
-                    for i in range(used):
-                        total += prefix[((words[row + i] & _MASK32) * bound) >> _S32]
-                else:
-                    for i in range(used):
-                        start = ((words[row + i] & _MASK32) * bound) >> _S32
-                        total += prefix[start + span] - prefix[start]
-                out[first + q] += total
+                row = 4 * count * q
+                # mapped in one vectorised pass, then gathered into four running sums, so
+                # no addition waits on the one before (one sum was slower than the engine)
+                for i in range(used):
+                    starts[i] = np.int32(((words[row + i] & _MASK32) * bound) >> _S32)
+                out[first + q] += _four_lane_sum(prefix, starts, used, span, block_length == 1)
     return out
 
 
@@ -180,7 +252,7 @@ def stationary_gather_floor(prefix, n, block_length, n_bootstraps):
     return _stationary_gather(prefix, n, block_length, n_bootstraps)
 
 
-@njit(cache=True, parallel=True, fastmath=True)
+@njit(cache=True, parallel=True)
 def _stationary_gather(prefix, n, block_length, n_bootstraps):
     out = np.zeros(n_bootstraps)
     draws = (n + block_length - 1) // block_length

@@ -885,8 +885,9 @@ def _median(cell, path):
 def _floor_verdict(cell):
     """ "ratio: verdict" for engine / gather floor, a miss with its cause read from the
     same cell: the per-call cost's share of the call, or the replicate work over the floor."""
-    to_floor = cell["floor_ratios"][ANCHOR_PATH]["median"]
-    if to_floor < 1.0:
+    ratio = cell["floor_ratios"][ANCHOR_PATH]
+    to_floor = ratio["median"]
+    if ratio["ci_high"] < 1.0:  # the whole interval below 1: not noise
         return f"{to_floor:.2f}: MISSED (the floor is slower than the engine here: it bounds nothing)"
     if to_floor <= FLOOR_TARGET:
         return f"{to_floor:.2f}: met"
