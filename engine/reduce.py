@@ -77,27 +77,15 @@ def _two_sum(total, compensation, value):
 
 
 @njit(cache=True, inline="always")
-def _value(values, row, i):
-    return values[i] if row is None else values[row[i]]
-
-
-@njit(cache=True, inline="always")
-def _block_of_16(values, row, first):
+def _block_of_16(values, row, first, lanes):
     # values[first:first + 16] (row is None) or values[row[first:first + 16]], summed by a
-    # fixed pairwise tree: the one summation order of every engine mean. Four lanes of
-    # four, held in registers (a 16-slot array was a heap allocation per call).
-    lane0 = (_value(values, row, first) + _value(values, row, first + 4)) + (
-        _value(values, row, first + 8) + _value(values, row, first + 12)
-    )
-    lane1 = (_value(values, row, first + 1) + _value(values, row, first + 5)) + (
-        _value(values, row, first + 9) + _value(values, row, first + 13)
-    )
-    lane2 = (_value(values, row, first + 2) + _value(values, row, first + 6)) + (
-        _value(values, row, first + 10) + _value(values, row, first + 14)
-    )
-    lane3 = (_value(values, row, first + 3) + _value(values, row, first + 7)) + (
-        _value(values, row, first + 11) + _value(values, row, first + 15)
-    )
+    # fixed pairwise tree: the one summation order of every engine mean.
+    for j in range(16):
+        lanes[j] = values[first + j] if row is None else values[row[first + j]]
+    lane0 = (lanes[0] + lanes[4]) + (lanes[8] + lanes[12])
+    lane1 = (lanes[1] + lanes[5]) + (lanes[9] + lanes[13])
+    lane2 = (lanes[2] + lanes[6]) + (lanes[10] + lanes[14])
+    lane3 = (lanes[3] + lanes[7]) + (lanes[11] + lanes[15])
     return (lane0 + lane1) + (lane2 + lane3)
 
 
@@ -107,8 +95,9 @@ def _compensated_sum(values, row, count):
     # gather fused into the sum so the gathered copy is never written.
     total, compensation = 0.0, 0.0
     full = count - count % 16
+    lanes = np.empty(16)
     for i in range(0, full, 16):
-        total, compensation = _two_sum(total, compensation, _block_of_16(values, row, i))
+        total, compensation = _two_sum(total, compensation, _block_of_16(values, row, i, lanes))
     for i in range(full, count):
         total, compensation = _two_sum(total, compensation, values[i] if row is None else values[row[i]])
     return total + compensation
@@ -126,6 +115,7 @@ def _iid_mean_streamed(column, n, k0, k1, words, indices):
     bound = np.uint64(n)
     full = n - n % 16
     total, compensation = 0.0, 0.0
+    lanes = np.empty(16)
     block = np.int64(0)
     held, position = 0, 0  # indices[:held] drawn, not summed yet; position: how many were summed
     while position < n:
@@ -139,7 +129,7 @@ def _iid_mean_streamed(column, n, k0, k1, words, indices):
         held += first
         used = 0
         while used + 16 <= held and position + used + 16 <= full:
-            total, compensation = _two_sum(total, compensation, _block_of_16(column, indices, used))
+            total, compensation = _two_sum(total, compensation, _block_of_16(column, indices, used, lanes))
             used += 16
         while position + used >= full and used < held and position + used < n:
             total, compensation = _two_sum(total, compensation, column[indices[used]])
@@ -458,7 +448,96 @@ def _block_total(prefix, c, n, wrap, starts, lengths, blocks, total):
 
 
 @njit(cache=True, nogil=True)
-def _block_mean_var_task(
+def _fixed_mean_var_task(
+    begin,
+    end,
+    scratch,
+    layout,
+    n,
+    block_length,
+    start_count,
+    start_scale,
+    wrap,
+    table,
+    root_lo,
+    root_hi,
+    first,
+    sums_prefix,
+    squares_prefix,
+    means,
+    kind,
+    out,
+):
+    _block_mean_var_rows(
+        False,
+        begin,
+        end,
+        scratch,
+        layout,
+        n,
+        block_length,
+        start_count,
+        start_scale,
+        wrap,
+        table,
+        root_lo,
+        root_hi,
+        first,
+        sums_prefix,
+        squares_prefix,
+        means,
+        kind,
+        out,
+    )
+
+
+@njit(cache=True, nogil=True)
+def _stationary_mean_var_task(
+    begin,
+    end,
+    scratch,
+    layout,
+    n,
+    block_length,
+    start_count,
+    start_scale,
+    wrap,
+    table,
+    root_lo,
+    root_hi,
+    first,
+    sums_prefix,
+    squares_prefix,
+    means,
+    kind,
+    out,
+):
+    _block_mean_var_rows(
+        True,
+        begin,
+        end,
+        scratch,
+        layout,
+        n,
+        block_length,
+        start_count,
+        start_scale,
+        wrap,
+        table,
+        root_lo,
+        root_hi,
+        first,
+        sums_prefix,
+        squares_prefix,
+        means,
+        kind,
+        out,
+    )
+
+
+@njit(cache=True, inline="always")
+def _block_mean_var_rows(
+    stationary,
     begin,
     end,
     scratch,
@@ -493,7 +572,7 @@ def _block_mean_var_task(
         sums[:], squares[:] = 0.0, 0.0
         filled = 0
         while filled < n:
-            if layout == STATIONARY_ROWS:
+            if stationary:  # a constant: each task compiles one layout's draws (cold start)
                 blocks, filled = stationary_chunk(
                     n, filled, limit, start_count, table, k0, k1, start_words, length_words, states, starts, lengths
                 )
@@ -525,11 +604,16 @@ def centre_columns(columns):
 def block_mean_var(plan, root, first, columns, kind, out):
     """Fill ``out`` (B, d) with mean/var/std of untapered block replicates by block
     algebra on the (d, n) ``columns``."""
-    means, sums_prefix, squares_prefix = _block_prefixes(np.ascontiguousarray(columns), kind)
+    centred, means = centre_columns(columns)
+    sums_prefix = np.array([rounded_prefix(np.ascontiguousarray(c)) for c in centred])
+    if kind == MEAN:  # never read
+        squares_prefix = np.zeros((centred.shape[0], 1))
+    else:
+        squares_prefix = np.array([rounded_prefix(np.ascontiguousarray(c * c)) for c in centred])
     blocks = -(-plan.n // plan.block_length)
     per_block = 15 if plan.layout == STATIONARY_ROWS else 6  # ns, with the geometric length draw or without
     run_replicates(
-        _block_mean_var_task,
+        _stationary_mean_var_task if plan.layout == STATIONARY_ROWS else _fixed_mean_var_task,
         out.shape[0],
         out.shape[0] * (blocks * columns.shape[0] * per_block + 60),
         plan.scratch,
@@ -543,27 +627,6 @@ def block_mean_var(plan, root, first, columns, kind, out):
         kind,
         out,
     )
-
-
-@njit(cache=True)
-def _block_prefixes(columns, kind):
-    """(means, prefix sums of the centred columns, of their squares) for block algebra,
-    in one compiled call (as three numpy steps they were a third of a small call's own
-    cost); the squares' prefixes only for var and std (a (d, 1) placeholder, never read,
-    for the mean)."""
-    d, n = columns.shape
-    means, centred = np.empty(d), np.empty(n)
-    sums_prefix = np.empty((d, n + 1))
-    squares_prefix = np.zeros((d, n + 1 if kind != MEAN else 1))
-    if kind != MEAN:
-        _centred_prefixes(columns, means, centred, sums_prefix, squares_prefix)
-        return means, sums_prefix, squares_prefix
-    for c in range(d):
-        means[c] = accurate_sum(columns[c], n) / n
-        for i in range(n):
-            centred[i] = columns[c, i] - means[c]
-        _fill_rounded_prefix(centred, sums_prefix[c])
-    return means, sums_prefix, squares_prefix
 
 
 @njit(cache=True, inline="always")
@@ -642,7 +705,8 @@ def _calibration_task(
         # The inner draws reuse ``scratch`` (and its row): the outer row is no longer needed.
         if block_algebra:
             _centred_prefixes(sample, inner_centres, centred, sums_prefix, squares_prefix)
-            _block_mean_var_task(
+            _block_mean_var_rows(
+                layout == STATIONARY_ROWS,
                 0,
                 inner_count,
                 scratch,

@@ -124,13 +124,7 @@ def test_negative_control_block_algebra_without_centring_fails_its_bound(monkeyp
     theirs = np.array(reference.bootstrap_reduce(x.tolist(), method, "var", 50, seed=1).statistics)
     centred = engine.bootstrap_reduce(x, method, "var", 50, seed=1).statistics
     assert np.max(np.abs(centred - theirs)) <= 1e-9
-
-    def uncentred_prefixes(columns, kind):  # the block prefixes with means taken as 0
-        sums = np.array([engine_reduce.rounded_prefix(column) for column in columns])
-        squares = np.array([engine_reduce.rounded_prefix(column * column) for column in columns])
-        return np.zeros(columns.shape[0]), sums, squares
-
-    monkeypatch.setattr(engine_reduce, "_block_prefixes", uncentred_prefixes)
+    monkeypatch.setattr(engine_reduce, "centre_columns", lambda columns: (columns, np.zeros(columns.shape[0])))
     uncentred = engine.bootstrap_reduce(x, method, "var", 50, seed=1).statistics
     assert np.max(np.abs(uncentred - theirs)) > 1e-3
 
