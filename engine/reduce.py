@@ -448,96 +448,7 @@ def _block_total(prefix, c, n, wrap, starts, lengths, blocks, total):
 
 
 @njit(cache=True, nogil=True)
-def _fixed_mean_var_task(
-    begin,
-    end,
-    scratch,
-    layout,
-    n,
-    block_length,
-    start_count,
-    start_scale,
-    wrap,
-    table,
-    root_lo,
-    root_hi,
-    first,
-    sums_prefix,
-    squares_prefix,
-    means,
-    kind,
-    out,
-):
-    _block_mean_var_rows(
-        False,
-        begin,
-        end,
-        scratch,
-        layout,
-        n,
-        block_length,
-        start_count,
-        start_scale,
-        wrap,
-        table,
-        root_lo,
-        root_hi,
-        first,
-        sums_prefix,
-        squares_prefix,
-        means,
-        kind,
-        out,
-    )
-
-
-@njit(cache=True, nogil=True)
-def _stationary_mean_var_task(
-    begin,
-    end,
-    scratch,
-    layout,
-    n,
-    block_length,
-    start_count,
-    start_scale,
-    wrap,
-    table,
-    root_lo,
-    root_hi,
-    first,
-    sums_prefix,
-    squares_prefix,
-    means,
-    kind,
-    out,
-):
-    _block_mean_var_rows(
-        True,
-        begin,
-        end,
-        scratch,
-        layout,
-        n,
-        block_length,
-        start_count,
-        start_scale,
-        wrap,
-        table,
-        root_lo,
-        root_hi,
-        first,
-        sums_prefix,
-        squares_prefix,
-        means,
-        kind,
-        out,
-    )
-
-
-@njit(cache=True, inline="always")
-def _block_mean_var_rows(
-    stationary,
+def _block_mean_var_task(
     begin,
     end,
     scratch,
@@ -572,7 +483,7 @@ def _block_mean_var_rows(
         sums[:], squares[:] = 0.0, 0.0
         filled = 0
         while filled < n:
-            if stationary:  # a constant: each task compiles one layout's draws (cold start)
+            if layout == STATIONARY_ROWS:
                 blocks, filled = stationary_chunk(
                     n, filled, limit, start_count, table, k0, k1, start_words, length_words, states, starts, lengths
                 )
@@ -613,7 +524,7 @@ def block_mean_var(plan, root, first, columns, kind, out):
     blocks = -(-plan.n // plan.block_length)
     per_block = 15 if plan.layout == STATIONARY_ROWS else 6  # ns, with the geometric length draw or without
     run_replicates(
-        _stationary_mean_var_task if plan.layout == STATIONARY_ROWS else _fixed_mean_var_task,
+        _block_mean_var_task,
         out.shape[0],
         out.shape[0] * (blocks * columns.shape[0] * per_block + 60),
         plan.scratch,
@@ -705,8 +616,7 @@ def _calibration_task(
         # The inner draws reuse ``scratch`` (and its row): the outer row is no longer needed.
         if block_algebra:
             _centred_prefixes(sample, inner_centres, centred, sums_prefix, squares_prefix)
-            _block_mean_var_rows(
-                layout == STATIONARY_ROWS,
+            _block_mean_var_task(
                 0,
                 inner_count,
                 scratch,

@@ -142,7 +142,7 @@ def test_a_bad_out_array_is_refused_by_name(bad, words):
 
 
 # Block algebra streams a long row through L1-sized buffers (engine/reduce.py,
-# _block_mean_var_rows): at most CHUNK_WORDS start words and their blocks at a time.
+# _block_mean_var_task): at most CHUNK_WORDS start words and their blocks at a time.
 
 
 @njit
