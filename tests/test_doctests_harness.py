@@ -28,6 +28,7 @@ WITH_EXAMPLES = (
     "bootmark.gate.sides",
     "bootmark.bench.versus",
     "bootmark.bench.memory",
+    "bootmark.core.cpus",
     "bootmark.core.provenance",
     "bootmark.core.receipts",
     "bootmark.core.records",

@@ -14,7 +14,7 @@ import pytest
 
 from bootmark.bench import compare
 from bootmark.bench import versus as head_to_head
-from bootmark.core import provenance
+from bootmark.core import cpus, provenance
 
 FAKE_ENGINE = """
 import time
@@ -147,3 +147,65 @@ def test_the_quick_profile_would_catch_the_iid_cliff_coming_back(tmp_path):
     assert verdict.exit_code == compare.REGRESSION and row.regressed, row
     assert row.max_abs_difference == 0.0  # the same bits, only slower
     assert row.ratio.ci_low > 2.0, row.ratio
+
+
+# Records, on every call, how many CPUs the worker may use; a series of 2000 hashes on two
+# threads at once (hashlib lets go of the GIL), a series of 200 loops on one.
+AFFINITY_ENGINE = """
+import hashlib, os, threading
+import numpy as np
+
+class IID:
+    pass
+
+MovingBlock = CircularBlock = StationaryBlock = lambda block_length: IID()
+
+class Result:
+    def __init__(self, statistics):
+        self.statistics = statistics
+
+DATA = b"x" * 8_000_000  # written, so that no first touch of its pages lands in a call
+
+
+def _hash():
+    hashlib.sha256(DATA).digest()
+
+def bootstrap_reduce(x, method, statistic, n_bootstraps, seed):
+    with open({log!r}, "a") as stream:
+        stream.write(f"{{len(x)}} {{len(os.sched_getaffinity(0))}}\\n")
+    if len(x) == 200:
+        sum(index % 7 for index in range(200_000))
+    else:
+        threads = [threading.Thread(target=_hash) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    return Result(np.zeros(n_bootstraps))
+"""
+
+
+@pytest.mark.skipif(len(cpus.allowed_cpus()) < 2, reason="pinning is only observable with two CPUs or more (Linux)")
+def test_one_thread_cells_are_timed_with_both_workers_on_one_cpu(tmp_path):
+    # Unpinned, each worker keeps its own CPU, and on a shared box the two can run tens of
+    # percent apart for seconds (bootmark.core.cpus); a parallel cell is left on every CPU.
+    log = tmp_path / "affinity.log"
+    for name in ("old", "new"):
+        (tmp_path / name / "engine").mkdir(parents=True)
+        (tmp_path / name / "engine" / "__init__.py").write_text(AFFINITY_ENGINE.format(log=str(log)))
+    head_to_head.compare_trees(
+        str(tmp_path / "old"),
+        str(tmp_path / "new"),
+        [("iid", 200, 10, True), ("iid", 2000, 10, False)],
+        rounds=5,
+        warmups=1,
+        show_progress=False,
+    )
+    seen = {200: [], 2000: []}
+    for line in log.read_text().splitlines():
+        n, allowed = (int(field) for field in line.split())
+        seen[n].append(allowed)
+    everything = len(cpus.allowed_cpus())
+    # per worker: the first call and the deciding warm call free, then 5 rounds on one CPU
+    assert sorted(seen[200]) == [1] * 10 + [everything] * 4
+    assert seen[2000] == [everything] * 14

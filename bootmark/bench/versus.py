@@ -19,7 +19,9 @@ How:
 * Per cell, both workers compile and warm up, then ``rounds`` rounds each time one call
   per side, in the order baseline-current, current-baseline, ... so a drift of the
   machine within a round falls on both sides alike. A sentinel cell runs on one Numba
-  thread, the others on the default.
+  thread, the others on the default. A cell whose warm call ran on one thread is timed
+  with both workers on one CPU (``bootmark.core.cpus``: on a shared box each worker would
+  keep its own CPU, and two CPUs can run tens of percent apart for seconds).
 * The verdict per cell is the median of per-round ratios current / baseline with the
   moving-block bootstrap interval of ``bootmark.core.timing``. A cell regresses when the whole
   interval lies above its tolerance. The largest |current - baseline| statistic is
@@ -50,7 +52,7 @@ import numpy as np
 from tqdm import tqdm
 
 import bootmark
-from bootmark.core import provenance, timing
+from bootmark.core import cpus, provenance, timing
 from bootmark.core.errors import PASS, REGRESSION
 from bootmark.core.processes import LineProcess
 from bootmark.core.records import CellSpec, PathTiming, Ratio, SourceState
@@ -153,8 +155,13 @@ class _Worker:
         return json.loads(self.child.read(REPLY_TIMEOUT_S))
 
     def time_once(self):
+        """One timed call: its seconds."""
+        return self.sample()["seconds"]
+
+    def sample(self):
+        """One timed call: ``{"seconds", "cpu_seconds"}`` (the process's CPU time in it)."""
         self.child.send("time")
-        return self.reply()["seconds"]
+        return self.reply()
 
     def close(self):
         self.child.stop("stop")
@@ -253,13 +260,16 @@ def serve(arguments: Sequence[str]) -> None:
     for command in sys.stdin:
         if command.strip() != "time":
             break
-        start = time.perf_counter()
+        # The process's CPU time over the wall time tells the parent whether the call ran
+        # on one thread (then both sides may share a CPU: bootmark.core.cpus).
+        cpu, start = time.process_time(), time.perf_counter()
         run()
-        replies.write(json.dumps({"seconds": time.perf_counter() - start}) + "\n")
+        seconds = time.perf_counter() - start
+        replies.write(json.dumps({"seconds": seconds, "cpu_seconds": time.process_time() - cpu}) + "\n")
         replies.flush()
 
 
-def _time_cell(trees, cell, rounds, warmups, progress):
+def _time_cell(trees, cell, rounds, warmups, progress, turn=0):
     base = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")  # the idle side's OpenMP threads must not spin
     environments = {BASELINE: base, CURRENT: base}
     with tempfile.TemporaryFile("w+") as baseline_log, tempfile.TemporaryFile("w+") as current_log:
@@ -270,6 +280,11 @@ def _time_cell(trees, cell, rounds, warmups, progress):
         try:
             first = {side: worker.reply() for side, worker in workers.items()}
             times = {BASELINE: [], CURRENT: []}
+            # One more warm call per side, one side at a time (the workers warmed up together,
+            # sharing the CPUs): whether it ran on one thread decides if both share a CPU.
+            shares = [workers[side].sample() for side in (BASELINE, CURRENT)]
+            if all(cpus.single_threaded(share["cpu_seconds"], share["seconds"]) for share in shares):
+                cpus.SharedCpu([worker.child.process.pid for worker in workers.values()], turn=turn).pin()
             for round_index in range(rounds):
                 order = (BASELINE, CURRENT) if round_index % 2 == 0 else (CURRENT, BASELINE)
                 for side in order:
@@ -483,8 +498,8 @@ def compare_trees(
     with tqdm(
         total=len(cells) * rounds, desc=f"versus {label}", unit="round", file=sys.stderr, disable=not show_progress
     ) as bar:
-        for cell in cells:
-            times, threads, difference = _time_cell(trees, cell, rounds, warmups, bar.update)
+        for position, cell in enumerate(cells):
+            times, threads, difference = _time_cell(trees, cell, rounds, warmups, bar.update, turn=position)
             ratio = timing.median_ratio(times[CURRENT], times[BASELINE])
             allowed = tolerance if threads == 1 else threaded_tolerance
             rows.append(

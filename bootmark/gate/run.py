@@ -52,7 +52,7 @@ from dataclasses import dataclass, field, replace
 
 from tqdm import tqdm
 
-from bootmark.core import receipts, timing, workspace
+from bootmark.core import cpus, receipts, timing, workspace
 from bootmark.core.processes import last_line
 from bootmark.gate.config import GateConfig, SuiteError
 from bootmark.gate.sides import BASELINE, CURRENT, Side, SideError, prepare_sides
@@ -114,6 +114,11 @@ class _Pair:
             self.workers[label] = self.worker(label)
         return {label: worker.suite for label, worker in self.workers.items()}
 
+    def shared_cpu(self) -> cpus.SharedCpu:
+        """One CPU for both workers of this pair; each new pair takes the next CPU, so a
+        confirmation is not measured where the first measurement was."""
+        return cpus.SharedCpu([worker.pid for worker in self.workers.values()], turn=self.hash_seed)
+
     def close(self) -> None:
         for worker in self.workers.values():
             worker.close()
@@ -166,11 +171,15 @@ class _Measurement:
             self.failed[cell.label] = ("skipped", replies[CURRENT].get("skip") or replies[BASELINE]["skip"])
         return cell.label not in self.failed
 
-    def _sample(self, label, cell, operation, number=1):
+    def _sample(self, label, cell, operation, number=1, shares=None):
+        """One sample from side ``label``; a time sample's CPU and wall seconds go into
+        ``shares`` when given."""
         timeout = (cell.benchmark.timeout + 1) * number + 60
         reply = self.pair.workers[label].request(operation, timeout, number=number)
         if "error" in reply:
             raise _BenchmarkFailed(label, reply["error"])
+        if shares is not None and "cpu_seconds" in reply:
+            shares.append((reply["cpu_seconds"], reply["wall_seconds"]))
         return reply.get("seconds", reply.get("value"))
 
     def _probe(self, cell, operation):
@@ -193,21 +202,32 @@ class _Measurement:
         self.tick()
 
     def time_rounds(self, cell: Cell, samples: _Samples, rounds: int) -> None:
-        """Add ``rounds`` interleaved rounds to ``samples`` (setting it up first)."""
+        """Add ``rounds`` interleaved rounds to ``samples`` (setting it up first).
+
+        The warm-ups run where the scheduler puts them; when every one ran on one thread,
+        the rounds run with both workers on one CPU (``bootmark.core.cpus``: otherwise each
+        worker keeps its own CPU, and on a shared machine the two can differ by half)."""
         if not self._prepare(cell):
             return
         if not samples.number:
             first = self._probe(cell, "time")
             wanted = math.ceil(self.settings.sample_target_s / max(min(first.values()), 1e-9))
             samples.number = cell.benchmark.number or min(max(wanted, 1), 1_000_000)
-        for _ in range(self.settings.warmups):
+        shares = []
+        for _ in range(max(self.settings.warmups, 1)):  # one at least: the pinning decision reads it
             for label in SIDES:
-                self._sample(label, cell, "time", samples.number)
-        start = len(samples.current)
-        for index in range(start, start + rounds):
-            if self.out_of_time():
-                return
-            self._round(cell, index, samples)
+                self._sample(label, cell, "time", samples.number, shares)
+        shared = self.pair.shared_cpu()
+        if all(cpus.single_threaded(cpu, wall) for cpu, wall in shares):
+            shared.pin()
+        try:
+            start = len(samples.current)
+            for index in range(start, start + rounds):
+                if self.out_of_time():
+                    return
+                self._round(cell, index, samples)
+        finally:
+            shared.release()
 
     def values(self, cell: Cell, pairs: int) -> tuple[list[float], list[float]]:
         """``pairs`` interleaved samples of a track cell (the value) or a peakmem cell (bytes,

@@ -224,6 +224,11 @@ class SuiteWorker:
         )
         self.suite = Suite.from_json(json.loads(self.child.read(START_TIMEOUT_S)))
 
+    @property
+    def pid(self) -> int:
+        """The worker process's id (to pin it to a CPU: bootmark.core.cpus)."""
+        return self.child.process.pid
+
     def request(self, operation: str, timeout: float, **fields) -> dict:
         """Send one request; return the reply (a dict with ``error`` on a benchmark failure).
 

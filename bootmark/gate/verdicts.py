@@ -39,7 +39,8 @@ class GateSettings:
     batch : int
         Rounds added per pass to an undecided cell.
     warmups : int
-        Samples per side discarded before the rounds.
+        Samples per side discarded before the rounds (one at least is taken: whether it
+        ran on one thread decides if both sides share a CPU, ``bootmark.core.cpus``).
     sample_target_s : float
         Seconds one sample should take; ``number`` is chosen to reach it.
     budget_s : float or None

@@ -367,7 +367,15 @@ class Channel:
         if prepared is None:
             raise RuntimeError(f"request {operation!r} before any cell was prepared")
         if operation == "time":
-            return {"seconds": prepared.timed(int(request["number"]))}
+            # The process's CPU time over the wall time tells the parent whether the sample
+            # ran on one thread (then it may pin both sides to one CPU: bootmark.core.cpus).
+            cpu, wall = time.process_time(), time.perf_counter()
+            seconds = prepared.timed(int(request["number"]))
+            return {
+                "seconds": seconds,
+                "cpu_seconds": time.process_time() - cpu,
+                "wall_seconds": time.perf_counter() - wall,
+            }
         if operation == "track":
             return {"value": float(prepared.call())}
         if operation == "peakmem":
