@@ -283,8 +283,10 @@ def _time_cell(trees, cell, rounds, warmups, progress, turn=0):
             # One more warm call per side, one side at a time (the workers warmed up together,
             # sharing the CPUs): whether it ran on one thread decides if both share a CPU.
             shares = [workers[side].sample() for side in (BASELINE, CURRENT)]
-            if all(cpus.single_threaded(share["cpu_seconds"], share["seconds"]) for share in shares):
-                cpus.SharedCpu([worker.child.process.pid for worker in workers.values()], turn=turn).pin()
+            pids = [worker.child.process.pid for worker in workers.values()]
+            cpus.SharedCpu(pids, turn=turn).pin_if_single_threaded(
+                [(share["cpu_seconds"], share["seconds"]) for share in shares]
+            )
             for round_index in range(rounds):
                 order = (BASELINE, CURRENT) if round_index % 2 == 0 else (CURRENT, BASELINE)
                 for side in order:

@@ -129,6 +129,14 @@ class SharedCpu:
             _set(self.pids, {self.cpu})
             self.pinned = True
 
+    def pin_if_single_threaded(self, samples: Sequence[tuple[float, float]]) -> bool:
+        """:meth:`pin` when every ``(cpu_seconds, wall_seconds)`` sample ran on one thread
+        (:func:`single_threaded`); return whether it pinned. No samples: nothing is known,
+        nothing is pinned."""
+        if samples and all(single_threaded(cpu, wall) for cpu, wall in samples):
+            self.pin()
+        return self.pinned
+
     def release(self) -> None:
         """Give every thread (including any started while pinned) all the allowed CPUs back."""
         if self.pinned:

@@ -218,8 +218,7 @@ class _Measurement:
             for label in SIDES:
                 self._sample(label, cell, "time", samples.number, shares)
         shared = self.pair.shared_cpu()
-        if all(cpus.single_threaded(cpu, wall) for cpu, wall in shares):
-            shared.pin()
+        shared.pin_if_single_threaded(shares)
         try:
             start = len(samples.current)
             for index in range(start, start + rounds):
