@@ -5,9 +5,10 @@ virtual environment: the ``site_wheel`` fixture of tests/conftest.py), in the pr
 folder, which is then the workspace. A throwaway git repository of 12 commits, whose one
 function does 80% more work from commit 7 on, is recorded at every commit, as CI would on
 each merge (80%, not 30%: on the shared 2-core CI box a 30% step was once placed a commit
-early, and records of unchanged code have read up to 35% apart in control units); a gate run of the last commit is added. The sites of it and of a head-to-head
-suite are moved away from their projects and loaded in Chromium
-(tests/test_site_browser.py's checks). The known answer is placed by the test:
+early, and records of unchanged code have read up to 35% apart in control units); a gate
+run of the last commit is added. The sites of it and of a head-to-head suite are moved
+away from their projects and loaded in Chromium (tests/test_site_browser.py's checks). The
+known answer is placed by the test:
 the step must be found at commit 7, and only there, on the suite page and the overview,
 and the record of the gated commit must link its gate run. The records' cells and
 settings are checked against the receipt schema by the receipt loader.
