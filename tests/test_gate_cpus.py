@@ -15,7 +15,8 @@ import textwrap
 import time
 
 import pytest
-from test_gate import commit, gate, git
+from test_gate import commit, gate
+from test_gate_projects import _repository
 
 from bootmark.core import cpus
 
@@ -114,10 +115,7 @@ def _affinity_project(tmp_path):
     (root / "benchmarks" / "__init__.py").write_text("")
     (root / "benchmarks" / "bench_affinity.py").write_text(AFFINITY_SUITE)
     (root / "asv.conf.json").write_text('{"version": 1, "benchmark_dir": "benchmarks"}\n')
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "gate@example.invalid")
-    git(root, "config", "user.name", "gate test")
-    commit(root, "A")
+    _repository(root)  # commit A
     (root / "README.md").write_text("no code changed\n")
     commit(root, "B")
     return root

@@ -16,8 +16,9 @@ from bootmark.bench import compare
 from bootmark.bench import versus as head_to_head
 from bootmark.core import cpus, provenance
 
-FAKE_ENGINE = """
-import time
+# What a fake engine tree needs besides its bootstrap_reduce: the method classes the
+# harness builds and a result carrying the statistics.
+FAKE_API = """
 import numpy as np
 
 class IID:
@@ -28,11 +29,18 @@ MovingBlock = CircularBlock = StationaryBlock = lambda block_length: IID()
 class Result:
     def __init__(self, statistics):
         self.statistics = statistics
+"""
+
+FAKE_ENGINE = (
+    FAKE_API
+    + """
+import time
 
 def bootstrap_reduce(x, method, statistic, n_bootstraps, seed):
     time.sleep({delay})
     return Result(np.full(n_bootstraps, {value}))
 """
+)
 
 
 def fake_tree(tmp_path, name, delay, value=0.0):
@@ -151,18 +159,10 @@ def test_the_quick_profile_would_catch_the_iid_cliff_coming_back(tmp_path):
 
 # Records, on every call, how many CPUs the worker may use; a series of 2000 hashes on two
 # threads at once (hashlib lets go of the GIL), a series of 200 loops on one.
-AFFINITY_ENGINE = """
+AFFINITY_ENGINE = (
+    FAKE_API
+    + """
 import hashlib, os, threading
-import numpy as np
-
-class IID:
-    pass
-
-MovingBlock = CircularBlock = StationaryBlock = lambda block_length: IID()
-
-class Result:
-    def __init__(self, statistics):
-        self.statistics = statistics
 
 DATA = b"x" * 8_000_000  # written, so that no first touch of its pages lands in a call
 
@@ -183,6 +183,7 @@ def bootstrap_reduce(x, method, statistic, n_bootstraps, seed):
             thread.join()
     return Result(np.zeros(n_bootstraps))
 """
+)
 
 
 @pytest.mark.skipif(len(cpus.allowed_cpus()) < 2, reason="pinning is only observable with two CPUs or more (Linux)")
