@@ -30,7 +30,7 @@ from bootmark.reference.api import checked_interval, prepare_arguments, statisti
 from bootmark.reference.errors import ErrorCode, InvalidParameterError, ParameterTypeError
 from bootmark.reference.models import FIT_OK, no_indices_error, settle_refits, warn_if_recursive_block_wild
 from bootmark.reference.specs import IID, TaperedBlock, check_statistic, check_statistic_for_method, is_model_method
-from bootmark.reference.validation import as_probability, statistic_components
+from bootmark.reference.validation import as_probability, check_series_id, statistic_components
 
 from . import models
 from . import reduce as kernels
@@ -38,7 +38,7 @@ from .blocklength import resolve_method
 from .data import as_array
 from .indices import STREAM_VERSION, index_matrix, row_plan
 from .intervals import interval
-from .keys import root_key
+from .keys import stream_root
 from .taper import taper_weights
 
 if TYPE_CHECKING:  # annotations only: importing this module loads neither numpy.typing nor pandas
@@ -121,6 +121,8 @@ class BootstrapResult:
         Bytes :meth:`indices` and :meth:`values` may allocate.
     fit : ModelFit or None
         The AR fit of a model-based method; None for resampling methods.
+    series_id : int
+        The counter's series word the replicates were drawn with (0 unless given).
 
     See Also
     --------
@@ -148,6 +150,7 @@ class BootstrapResult:
     series: Series = field(repr=False)
     fit: ModelFit | None = None
     model: ResolvedModel | None = field(default=None, repr=False)
+    series_id: int = 0
 
     def indices(self) -> npt.NDArray[np.int32]:
         """(B, n) int32 source positions; a model-based method has none and raises
@@ -188,7 +191,7 @@ class BootstrapResult:
             raise no_indices_error(self.method)
         shape = (self.n_bootstraps, self.series.n)
         _check_budget(shape, 4, self.memory_budget, "the index matrix")
-        return index_matrix(self.method, self.series.n, self.seed, self.n_bootstraps)
+        return index_matrix(self.method, self.series.n, self.seed, self.n_bootstraps, series=self.series_id)
 
     def values(
         self, dtype: Literal["float64", "float32"] = "float64", out: npt.NDArray[np.floating] | None = None
@@ -328,14 +331,17 @@ class BootstrapResult:
         for a model-based method, whose rebuild needs none of them."""
         if self.model is not None:
             return None
-        return (row_plan(self.method, self.series.n), root_key(self.seed), *_tapering(self.series, self.method))
+        root = stream_root(self.seed, self.series_id)
+        return (row_plan(self.method, self.series.n), root, *_tapering(self.series, self.method))
 
     def _fill(self, recipe, first, last, target, out):
         """Replicates first .. last - 1 in ``target`` dtype, into ``out`` when given."""
         n, d = self.series.n, self.series.d
         count = last - first
         if self.model is not None:
-            rebuilt = models.paths(self.model, self.series.values[:, 0], self.seed, last, first=first, dtype=target)
+            rebuilt = models.paths(
+                self.model, self.series.values[:, 0], self.seed, last, first=first, dtype=target, series=self.series_id
+            )
             if out is None:
                 return rebuilt if self.series.univariate else rebuilt.reshape(count, n, d)
             out[...] = rebuilt.reshape(out.shape)
@@ -439,6 +445,8 @@ class ReduceResult:
         The AR fit of a model-based method.
     skipped : tuple of int
         Replicates dropped by ``explosive="skip"``.
+    series_id : int
+        The counter's series word the replicates were drawn with (0 unless given).
 
     See Also
     --------
@@ -470,6 +478,7 @@ class ReduceResult:
     point_components: tuple[float, ...] = field(default=(), repr=False)
     fit: ModelFit | None = None
     skipped: tuple[int, ...] = ()
+    series_id: int = 0
 
     def component(self, k: int) -> npt.NDArray[np.float64]:
         """The B replicates of component k.
@@ -533,13 +542,13 @@ class ReduceResult:
         return _present(self.layout, np.quantile(table, level, axis=0))
 
 
-def _resampled_chunks(series, method, seed):
+def _resampled_chunks(series, method, seed, series_id):
     """``chunk(first, last)``: replicates first .. last - 1 of a resampling method as a
     (last - first, n, d) array (tapered when the method is)."""
     weights, centres = _tapering(series, method)
 
     def chunk(first, last):
-        samples = series.values[index_matrix(method, series.n, seed, last, first=first)]
+        samples = series.values[index_matrix(method, series.n, seed, last, first=first, series=series_id)]
         if weights.size:
             samples = centres + np.resize(weights, series.n)[:, None] * (samples - centres)
         return samples
@@ -547,11 +556,11 @@ def _resampled_chunks(series, method, seed):
     return chunk
 
 
-def _rebuilt_chunks(series, model, seed):
+def _rebuilt_chunks(series, model, seed, series_id):
     """``chunk(first, last)``: rebuilt series first .. last - 1 of a resolved model, (R, n, 1)."""
 
     def chunk(first, last):
-        return models.paths(model, series.values[:, 0], seed, last, first)[:, :, None]
+        return models.paths(model, series.values[:, 0], seed, last, first, series=series_id)[:, :, None]
 
     return chunk
 
@@ -602,12 +611,12 @@ def _uses_block_algebra(kind, method):
     return kind in (kernels.MEAN, kernels.VAR, kernels.STD) and not isinstance(method, (IID, TaperedBlock))
 
 
-def _reduce_statistics(series, method, statistic, seed, n_bootstraps, width):
+def _reduce_statistics(series, method, statistic, seed, n_bootstraps, width, series_id):
     if statistic.kind == "callable":
         return None
     out = np.empty((n_bootstraps, width))
     kind = kernels.KIND_CODES[statistic.kind]
-    plan, root = row_plan(method, series.n), root_key(seed)
+    plan, root = row_plan(method, series.n), stream_root(seed, series_id)
     columns = _columns(series)
     if _uses_block_algebra(kind, method):
         kernels.block_mean_var(plan, root, 0, columns, kind, out)
@@ -625,6 +634,7 @@ def bootstrap(
     seed: int | None = None,
     *,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    series_id: int = 0,
 ) -> BootstrapResult:
     """Resample ``x`` with ``method``; a :class:`BootstrapResult` (see reference.bootstrap).
 
@@ -650,6 +660,9 @@ def bootstrap(
         on the result as ``seed``).
     memory_budget : int, default 2**30
         Bytes, a non-negative int.
+    series_id : int, default 0
+        The counter's series word, in [0, 2**32): series s of a panel drawn under one
+        seed is this call with ``series_id=s`` (see :class:`Panel`).
 
     Returns
     -------
@@ -701,15 +714,17 @@ def bootstrap(
     """
     memory_budget = _check_memory_budget(memory_budget)
     series, method, n_bootstraps, seed = _prepare(x, method, n_bootstraps, seed)
+    series_id = check_series_id(series_id)
     if is_model_method(method):
         model = models.resolve(method, series)
         return BootstrapResult(
-            model.method, n_bootstraps, seed, STREAM_VERSION, memory_budget, series, model.fit, model
+            model.method, n_bootstraps, seed, STREAM_VERSION, memory_budget, series, model.fit, model, series_id
         )
-    return BootstrapResult(resolve_method(method, series), n_bootstraps, seed, STREAM_VERSION, memory_budget, series)
+    resolved = resolve_method(method, series)
+    return BootstrapResult(resolved, n_bootstraps, seed, STREAM_VERSION, memory_budget, series, series_id=series_id)
 
 
-def _model_reduce(series, method, statistic, n_bootstraps, seed):
+def _model_reduce(series, method, statistic, n_bootstraps, seed, series_id):
     """bootstrap_reduce for a model-based method: fused refits for "ar_coef", the fused
     named statistics or the chunked callable on the rebuilt series."""
     model = models.resolve(method, series)
@@ -718,13 +733,14 @@ def _model_reduce(series, method, statistic, n_bootstraps, seed):
     skipped = ()
     if statistic.kind == "ar_coef":
         point = model.fit.components
-        out, status = models.refits(model, x, seed, n_bootstraps)
+        out, status = models.refits(model, x, seed, n_bootstraps, series=series_id)
         skipped = settle_refits(status.tolist(), model.method.explosive, model.fit.order)
         out = out[status == FIT_OK]
     else:
         point = _point(series, statistic)
         if statistic.kind == "callable":
-            out = _callable_statistics(series, _rebuilt_chunks(series, model, seed), statistic, n_bootstraps, point)
+            chunks = _rebuilt_chunks(series, model, seed, series_id)
+            out = _callable_statistics(series, chunks, statistic, n_bootstraps, point)
         else:
             out = models.statistics(
                 model,
@@ -734,6 +750,7 @@ def _model_reduce(series, method, statistic, n_bootstraps, seed):
                 kernels.KIND_CODES[statistic.kind],
                 np.asarray(statistic.levels, dtype=float),
                 len(point),
+                series=series_id,
             )
     layout = statistic_layout(statistic, series, len(point))
     statistics = out[:, 0] if layout.scalar else out
@@ -750,6 +767,7 @@ def _model_reduce(series, method, statistic, n_bootstraps, seed):
         point,
         model.fit,
         skipped,
+        series_id,
     )
 
 
@@ -759,6 +777,8 @@ def bootstrap_reduce(
     statistic: StatisticLike,
     n_bootstraps: int = 999,
     seed: int | None = None,
+    *,
+    series_id: int = 0,
 ) -> ReduceResult:
     """Bootstrap distribution of ``statistic``; a :class:`ReduceResult`.
 
@@ -789,6 +809,8 @@ def bootstrap_reduce(
         B, a positive int.
     seed : int or None, default None
         A non-negative int below 2**128, or None for fresh entropy (recorded).
+    series_id : int, default 0
+        The counter's series word, in [0, 2**32), as for :func:`bootstrap`.
 
     Returns
     -------
@@ -835,14 +857,16 @@ def bootstrap_reduce(
     series, method, n_bootstraps, seed = _prepare(x, method, n_bootstraps, seed)
     # before resolving "auto", in the reference's order
     statistic = check_statistic_for_method(check_statistic(statistic), method)
+    series_id = check_series_id(series_id)
     if is_model_method(method):
-        return _model_reduce(series, method, statistic, n_bootstraps, seed)
+        return _model_reduce(series, method, statistic, n_bootstraps, seed, series_id)
     method = resolve_method(method, series)
     point = _point(series, statistic)
     layout = statistic_layout(statistic, series, len(point))
-    out = _reduce_statistics(series, method, statistic, seed, n_bootstraps, len(point))
+    out = _reduce_statistics(series, method, statistic, seed, n_bootstraps, len(point), series_id)
     if out is None:
-        out = _callable_statistics(series, _resampled_chunks(series, method, seed), statistic, n_bootstraps, point)
+        chunks = _resampled_chunks(series, method, seed, series_id)
+        out = _callable_statistics(series, chunks, statistic, n_bootstraps, point)
     statistics = out[:, 0] if layout.scalar else out
     return ReduceResult(
         statistic,
@@ -855,6 +879,7 @@ def bootstrap_reduce(
         layout.labels,
         layout,
         point,
+        series_id=series_id,
     )
 
 
@@ -869,7 +894,7 @@ def calibration_points(x, result, inner_bootstraps):
     weights, centres = _tapering(series, method)
     less, equal = kernels.calibration_counts(
         row_plan(method, series.n),
-        root_key(result.seed),
+        stream_root(result.seed, result.series_id),
         _columns(series),
         weights,
         centres,
@@ -893,7 +918,7 @@ def studentization(x, result):
     out = np.empty((result.n_bootstraps, series.d))
     kernels.gather_reduce(
         row_plan(result.method, series.n),
-        root_key(result.seed),
+        stream_root(result.seed, result.series_id),
         0,
         columns,
         np.zeros(0),
@@ -915,6 +940,7 @@ def conf_int(
     seed: int | None = None,
     *,
     inner_bootstraps: int | None = None,
+    series_id: int = 0,
 ) -> ConfidenceInterval:
     """Two-sided bootstrap confidence interval: unpacks as (lower, upper, point).
 
@@ -950,6 +976,8 @@ def conf_int(
         A non-negative int below 2**128, or None for fresh entropy (recorded).
     inner_bootstraps : int or None, default None
         C, for kind="calibrated" only: an int >= 10 (None: 199).
+    series_id : int, default 0
+        The counter's series word, in [0, 2**32), as for :func:`bootstrap`.
 
     Returns
     -------
@@ -1009,4 +1037,5 @@ def conf_int(
         inner_bootstraps=inner_bootstraps,
         calibrate=calibration_points,
         studentize=studentization,
+        series_id=series_id,
     )

@@ -23,16 +23,15 @@ FIXED_WILD_MULTIPLIER = np.uint64(int(Purpose.FIXED_WILD_MULTIPLIER))
 FIXED_BLOCK_WILD_OFFSET = np.uint64(int(Purpose.FIXED_BLOCK_WILD_OFFSET))
 _MASK32 = np.uint64(0xFFFFFFFF)
 _S32 = np.uint64(32)
-_ZERO = np.uint64(0)
 
 
 @njit(cache=True)
 def refill_from(buffer, first, k0, k1, purpose):
     """Fill ``buffer`` with the stream's words from Philox block ``first`` on; return the
-    next block."""
+    next block. ``k1``'s high half is the counter's series word (``keys.stream_key``)."""
     for j in range(buffer.shape[0] // 4):
         block = np.uint64(first + j)
-        w0, w1, w2, w3 = philox4x32_10(block & _MASK32, block >> _S32, purpose, _ZERO, k0, k1)
+        w0, w1, w2, w3 = philox4x32_10(block & _MASK32, block >> _S32, purpose, k1 >> _S32, k0, k1 & _MASK32)
         buffer[4 * j] = w0
         buffer[4 * j + 1] = w1
         buffer[4 * j + 2] = w2

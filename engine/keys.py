@@ -4,9 +4,13 @@
 ``root_key`` runs once per call in plain Python integers; ``replicate_key`` runs once per
 replicate inside the kernels, in wrapping uint64 arithmetic, and so does
 ``inner_root_key`` once per outer replicate of a calibrated interval. ``inner_root`` is
-its plain-Python face: the (lo, hi) np.uint64 pair that any kernel taking a ``root``
-accepts in place of ``root_key(seed)``. The inner root is a new derived key and changes
+its plain-Python face: the root that any kernel taking a ``root`` accepts in place of
+``stream_root(seed, series)``. The inner root is a new derived key and changes
 no existing stream (STREAM_VERSION is unchanged).
+
+The series word (a panel's series id, the counter's fourth word) travels in the high
+half of k1: ``stream_key`` ors it in, ``draws.refill_from`` splits it off. Series 0 is
+every stream that existed before panels, bit for bit.
 """
 
 import numpy as np
@@ -62,8 +66,25 @@ def inner_root_key(root_lo, root_hi, replicate):
     return lo, mix64(lo ^ _INNER_HIGH_SALT)
 
 
+@njit(cache=True, inline="always")
+def stream_key(root_lo, root_hi, series, replicate):
+    """(k0, k1) of replicate ``replicate`` (a uint64) of series word ``series`` (a uint64
+    already shifted left by 32): the Philox key words, with the counter's series word
+    carried in k1's high half (``draws.refill_from`` splits it off), so every kernel
+    below the replicate loop passes one key pair and never needs a series argument."""
+    k0, k1 = replicate_key(root_lo, root_hi, replicate)
+    return k0, k1 | series
+
+
+def stream_root(seed, series=0):
+    """(root lo, root hi, series word) for a validated seed and series id in [0, 2**32):
+    what every kernel taking a ``root`` reads (the series word is ``series << 32``)."""
+    lo, hi = root_key(seed)
+    return lo, hi, np.uint64(series) << _S32
+
+
 def inner_root(root, replicate):
     """The inner root of outer replicate ``replicate`` (an int >= 0) under ``root`` (the
     pair ``root_key`` returns), as two np.uint64: pass it where a kernel takes ``root``."""
     lo, hi = inner_root_key(np.uint64(root[0]), np.uint64(root[1]), np.uint64(replicate))
-    return np.uint64(lo), np.uint64(hi)
+    return (np.uint64(lo), np.uint64(hi), *root[2:])

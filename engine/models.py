@@ -79,7 +79,7 @@ from .draws import (
     refill_from,
 )
 from .indices import iid_row, stream_words
-from .keys import replicate_key, root_key
+from .keys import stream_key, stream_root
 from .parallel import run_replicates
 from .reduce import MEAN, STD, VAR, _two_sum, accurate_sum, reduce_column
 
@@ -461,11 +461,12 @@ def _paths_task(
     design_a,
     root_lo,
     root_hi,
+    series_word,
     first,
     out,
 ):
     for r in range(begin, end):
-        k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
+        k0, k1 = stream_key(root_lo, root_hi, series_word, np.uint64(first + r))
         series = replicate_series(
             innovation,
             distribution,
@@ -511,13 +512,14 @@ def _statistics_task(
     design_a,
     root_lo,
     root_hi,
+    series_word,
     first,
     kind,
     levels,
     out,
 ):
     for r in range(begin, end):
-        k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
+        k0, k1 = stream_key(root_lo, root_hi, series_word, np.uint64(first + r))
         series = replicate_series(
             innovation,
             distribution,
@@ -626,12 +628,13 @@ def _refits_task(
     design_a,
     root_lo,
     root_hi,
+    series_word,
     first,
     out,
     status,
 ):
     for r in range(begin, end):
-        k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
+        k0, k1 = stream_key(root_lo, root_hi, series_word, np.uint64(first + r))
         series = replicate_series(
             innovation,
             distribution,
@@ -763,12 +766,12 @@ class ModelPlan:
         return replicates * self.x.shape[0] * (5 + self.order + draws + per_value)
 
 
-def paths(model, x, seed, n_bootstraps, first=0, dtype=np.float64):
+def paths(model, x, seed, n_bootstraps, first=0, dtype=np.float64, series=0):
     """(n_bootstraps - first, n) rebuilt series of replicates first .. n_bootstraps - 1,
     computed in float64 and stored in ``dtype``."""
     plan = ModelPlan(model, x)
     out = np.empty((n_bootstraps - first, plan.x.shape[0]), dtype=dtype)
-    root = root_key(seed)
+    root = stream_root(seed, series)
     run_replicates(
         _paths_task,
         out.shape[0],
@@ -777,17 +780,18 @@ def paths(model, x, seed, n_bootstraps, first=0, dtype=np.float64):
         *plan.arguments(),
         root[0],
         root[1],
+        root[2],
         first,
         out,
     )
     return out
 
 
-def statistics(model, x, seed, n_bootstraps, kind, levels, width):
+def statistics(model, x, seed, n_bootstraps, kind, levels, width, series=0):
     """(B, width) named statistic (``reduce.KIND_CODES``) of every rebuilt series."""
     plan = ModelPlan(model, x)
     out = np.empty((n_bootstraps, width))
-    root = root_key(seed)
+    root = stream_root(seed, series)
     per_value = 2 if kind in (MEAN, VAR, STD) else 20  # ns per value; order statistics sort
     run_replicates(
         _statistics_task,
@@ -797,6 +801,7 @@ def statistics(model, x, seed, n_bootstraps, kind, levels, width):
         *plan.arguments(),
         root[0],
         root[1],
+        root[2],
         0,
         kind,
         np.asarray(levels, dtype=np.float64),
@@ -805,13 +810,13 @@ def statistics(model, x, seed, n_bootstraps, kind, levels, width):
     return out
 
 
-def refits(model, x, seed, n_bootstraps):
+def refits(model, x, seed, n_bootstraps, series=0):
     """((B, p + 1) refit coefficients, (B,) int8 statuses FIT_OK / FIT_EXPLOSIVE /
     FIT_SINGULAR); rows of singular refits are unspecified."""
     plan = ModelPlan(model, x)
     out = np.zeros((n_bootstraps, plan.order + 1))
     status = np.zeros(n_bootstraps, dtype=np.int8)
-    root = root_key(seed)
+    root = stream_root(seed, series)
     per_value = 2 + (plan.order + 1) * (plan.order + 2)  # ns a value: the normal equations' passes
     run_replicates(
         _refits_task,
@@ -821,6 +826,7 @@ def refits(model, x, seed, n_bootstraps):
         *plan.arguments(),
         root[0],
         root[1],
+        root[2],
         0,
         out,
         status,
@@ -832,9 +838,9 @@ def refits(model, x, seed, n_bootstraps):
 # The draws of one replicate, for tests and inspection
 
 
-def _key(seed, replicate):
-    root = root_key(seed)
-    k0, k1 = replicate_key(root[0], root[1], np.uint64(replicate))
+def _key(seed, replicate, series=0):
+    root = stream_root(seed, series)
+    k0, k1 = stream_key(root[0], root[1], root[2], np.uint64(replicate))
     return np.uint64(k0), np.uint64(k1)  # called from Python the key words come back as ints
 
 

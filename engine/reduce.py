@@ -59,7 +59,7 @@ from .indices import (
     row_blocks,
     stationary_chunk,
 )
-from .keys import inner_root_key, replicate_key
+from .keys import inner_root_key, stream_key
 from .parallel import run_replicates
 
 MEAN, VAR, STD, MEDIAN, QUANTILES = 0, 1, 2, 3, 4
@@ -228,6 +228,7 @@ def _gather_reduce_task(
     table,
     root_lo,
     root_hi,
+    series,
     first,
     columns,
     weights,
@@ -241,7 +242,7 @@ def _gather_reduce_task(
     row, gathered = scratch[3], scratch[4]
     streamed = layout == IID_ROWS and d == 1 and kind == MEAN and not tapered and n >= STREAM_MIN_N
     for r in range(begin, end):
-        k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
+        k0, k1 = stream_key(root_lo, root_hi, series, np.uint64(first + r))
         if streamed:
             out[r, 0] = _iid_mean_streamed(columns[0], n, k0, k1, scratch[0][:CHUNK_WORDS], row[: CHUNK_WORDS + 16]) / n
             continue
@@ -275,6 +276,7 @@ def gather_reduce(plan, root, first, columns, weights, centres, kind, levels, ou
         *plan.arguments(),
         root[0],
         root[1],
+        root[2],
         first,
         columns,
         weights,
@@ -299,6 +301,7 @@ def _materialize_task(
     table,
     root_lo,
     root_hi,
+    series,
     first,
     data,
     weights,
@@ -309,7 +312,7 @@ def _materialize_task(
     tapered = weights.shape[0] > 0
     row = scratch[3]
     for r in range(begin, end):
-        k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
+        k0, k1 = stream_key(root_lo, root_hi, series, np.uint64(first + r))
         fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, row, scratch)
         target = out[r]
         for i in range(n):
@@ -335,6 +338,7 @@ def _materialize_column_task(
     table,
     root_lo,
     root_hi,
+    series,
     first,
     column,
     out,
@@ -344,7 +348,7 @@ def _materialize_column_task(
     row = scratch[3]
     starts_buffer, lengths_buffer, states, _, _, starts, lengths = scratch
     for r in range(begin, end):
-        k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
+        k0, k1 = stream_key(root_lo, root_hi, series, np.uint64(first + r))
         target = out[r]
         if layout == IID_ROWS:
             fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, row, scratch)
@@ -390,6 +394,7 @@ def materialize(plan, root, first, data, weights, centres, out):
             *plan.arguments(),
             root[0],
             root[1],
+            root[2],
             first,
             column,
             out.reshape(out.shape[0], out.shape[1]),
@@ -403,6 +408,7 @@ def materialize(plan, root, first, data, weights, centres, out):
         *plan.arguments(),
         root[0],
         root[1],
+        root[2],
         first,
         data,
         weights,
@@ -461,6 +467,7 @@ def _block_mean_var_task(
     table,
     root_lo,
     root_hi,
+    series,
     first,
     sums_prefix,
     squares_prefix,
@@ -478,7 +485,7 @@ def _block_mean_var_task(
     limit = min(capacity, n)
     sums, squares = np.empty(d), np.empty(d)
     for r in range(begin, end):
-        k0, k1 = replicate_key(root_lo, root_hi, np.uint64(first + r))
+        k0, k1 = stream_key(root_lo, root_hi, series, np.uint64(first + r))
         reset_streams(start_words, length_words, states)
         sums[:], squares[:] = 0.0, 0.0
         filled = 0
@@ -531,6 +538,7 @@ def block_mean_var(plan, root, first, columns, kind, out):
         *plan.arguments(),
         root[0],
         root[1],
+        root[2],
         first,
         sums_prefix,
         squares_prefix,
@@ -594,6 +602,7 @@ def _calibration_task(
     table,
     root_lo,
     root_hi,
+    series,
     columns,
     weights,
     centres,
@@ -609,7 +618,7 @@ def _calibration_task(
     inner_count = inner.shape[0]
     for r in range(begin, end):
         outer = np.uint64(r)
-        k0, k1 = replicate_key(root_lo, root_hi, outer)
+        k0, k1 = stream_key(root_lo, root_hi, series, outer)
         fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, row, scratch)
         _gather_outer(columns, row, weights, centres, block_length, sample)
         inner_lo, inner_hi = inner_root_key(root_lo, root_hi, outer)
@@ -629,6 +638,7 @@ def _calibration_task(
                 table,
                 inner_lo,
                 inner_hi,
+                series,
                 0,
                 sums_prefix,
                 squares_prefix,
@@ -653,6 +663,7 @@ def _calibration_task(
                 table,
                 inner_lo,
                 inner_hi,
+                series,
                 0,
                 sample,
                 weights,
@@ -702,6 +713,7 @@ def calibration_counts(
         *plan.arguments(),
         root[0],
         root[1],
+        root[2],
         columns,
         weights,
         centres,

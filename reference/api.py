@@ -30,7 +30,7 @@ from .intervals import (
     fixed_b_standard_error,
     interval,
 )
-from .keys import inner_root, replicate_key, root_key
+from .keys import inner_root, root_key, stream_key
 from .models import (
     ARITHMETIC,
     FIT_OK,
@@ -61,7 +61,7 @@ from .specs import (
     is_model_method,
 )
 from .taper import taper_weights
-from .validation import as_probability, check_alpha, check_n_bootstraps, check_seed
+from .validation import as_probability, check_alpha, check_n_bootstraps, check_seed, check_series_id
 
 SEED_BITS = 64  # entropy drawn for seed=None
 
@@ -168,6 +168,8 @@ class BootstrapResult:
         The version of the random streams (``STREAM_VERSION``) the replicates follow.
     fit : ModelFit or None
         The AR fit of a model-based method; None for resampling methods.
+    series_id : int
+        The counter's series word the replicates were drawn with (0 unless given).
 
     See Also
     --------
@@ -195,6 +197,7 @@ class BootstrapResult:
     series: Series = field(repr=False)
     fit: ModelFit | None = None
     model: ResolvedModel | None = field(default=None, repr=False)
+    series_id: int = 0
 
     def indices(self) -> list[list[int]]:
         """B rows of n source positions (ints in [0, n)); a model-based method has none
@@ -229,7 +232,7 @@ class BootstrapResult:
         """
         if self.model is not None:
             raise no_indices_error(self.method)
-        return list(index_rows(self.method, self.series.n, self.seed, self.n_bootstraps))
+        return list(index_rows(self.method, self.series.n, self.seed, self.n_bootstraps, series=self.series_id))
 
     def values(self) -> list[list[float]] | list[list[list[float]]]:
         """B resampled series: lists of n floats for 1-D data, of n row lists otherwise.
@@ -262,7 +265,9 @@ class BootstrapResult:
         [[-0.2, -2.0], [-0.1, -1.0], [-0.3, -3.0]]
         """
         if self.model is not None:
-            paths = replicate_paths(self.model, self.series.columns[0], self.seed, self.n_bootstraps)
+            paths = replicate_paths(
+                self.model, self.series.columns[0], self.seed, self.n_bootstraps, series=self.series_id
+            )
             return [path if self.series.univariate else [[v] for v in path] for path in paths]
         resample = _resampler(self.series.columns, self.method)
         out = []
@@ -310,6 +315,8 @@ class ReduceResult:
         The AR fit of a model-based method.
     skipped : tuple of int
         Replicates dropped by ``explosive="skip"`` (empty otherwise).
+    series_id : int
+        The counter's series word the replicates were drawn with (0 unless given).
 
     See Also
     --------
@@ -340,6 +347,7 @@ class ReduceResult:
     point_components: tuple[float, ...] = field(default=(), repr=False)
     fit: ModelFit | None = None
     skipped: tuple[int, ...] = ()
+    series_id: int = 0
 
     def component(self, k: int) -> list[float]:
         """The B replicates of component k, as a list of floats.
@@ -411,7 +419,9 @@ class ReduceResult:
         return self.layout.present(tuple(quantile_sorted(sorted(self.component(k)), level) for k in range(self.width)))
 
 
-def bootstrap(x: DataLike, method: Method, n_bootstraps: int = 999, seed: int | None = None) -> BootstrapResult:
+def bootstrap(
+    x: DataLike, method: Method, n_bootstraps: int = 999, seed: int | None = None, *, series_id: int = 0
+) -> BootstrapResult:
     """Resample ``x`` with ``method``; return a :class:`BootstrapResult`.
 
     ``x`` is one series (n values) or n rows of d variables (rows are resampled
@@ -438,6 +448,9 @@ def bootstrap(x: DataLike, method: Method, n_bootstraps: int = 999, seed: int | 
     seed : int or None, default None
         A non-negative int below 2**128, or None to draw 64 bits of fresh entropy. The
         seed used is recorded on the result, so any result can be replayed.
+    series_id : int, default 0
+        The counter's series word, in [0, 2**32): the streams of series s of a panel
+        drawn under one seed (``reference.Panel``); 0 is every single-series stream.
 
     Returns
     -------
@@ -493,11 +506,12 @@ def bootstrap(x: DataLike, method: Method, n_bootstraps: int = 999, seed: int | 
     True
     """
     series, method, n_bootstraps, seed = _prepare(x, method, n_bootstraps, seed)
+    series_id = check_series_id(series_id)
     if is_model_method(method):
         model = resolve_model(method, series, ARITHMETIC)
-        return BootstrapResult(model.method, n_bootstraps, seed, STREAM_VERSION, series, model.fit, model)
+        return BootstrapResult(model.method, n_bootstraps, seed, STREAM_VERSION, series, model.fit, model, series_id)
     method = resolve_method(method, series)
-    return BootstrapResult(method, n_bootstraps, seed, STREAM_VERSION, series)
+    return BootstrapResult(method, n_bootstraps, seed, STREAM_VERSION, series, series_id=series_id)
 
 
 def _replicate_components(statistic, columns, univariate, replicate, width):
@@ -513,13 +527,13 @@ def _replicate_components(statistic, columns, univariate, replicate, width):
     return components
 
 
-def _model_reduce(series, method, statistic, n_bootstraps, seed):
+def _model_reduce(series, method, statistic, n_bootstraps, seed, series_id):
     """bootstrap_reduce for a model-based method: refits for "ar_coef", else the
     statistic of each rebuilt series."""
     model = resolve_model(method, series, ARITHMETIC)
     warn_if_recursive_block_wild(model.method, statistic.kind)
     x = series.columns[0]
-    paths = replicate_paths(model, x, seed, n_bootstraps)
+    paths = replicate_paths(model, x, seed, n_bootstraps, series=series_id)
     skipped = ()
     if statistic.kind == "ar_coef":
         point = model.fit.components
@@ -551,11 +565,18 @@ def _model_reduce(series, method, statistic, n_bootstraps, seed):
         point,
         model.fit,
         skipped,
+        series_id,
     )
 
 
 def bootstrap_reduce(
-    x: DataLike, method: Method, statistic: StatisticLike, n_bootstraps: int = 999, seed: int | None = None
+    x: DataLike,
+    method: Method,
+    statistic: StatisticLike,
+    n_bootstraps: int = 999,
+    seed: int | None = None,
+    *,
+    series_id: int = 0,
 ) -> ReduceResult:
     """Bootstrap distribution of ``statistic`` under ``method``; a :class:`ReduceResult`.
 
@@ -583,6 +604,9 @@ def bootstrap_reduce(
         B, a positive int.
     seed : int or None, default None
         A non-negative int below 2**128, or None for fresh entropy (recorded).
+    series_id : int, default 0
+        The counter's series word, in [0, 2**32): the streams of series s of a panel
+        drawn under one seed (``reference.Panel``); 0 is every single-series stream.
 
     Returns
     -------
@@ -637,14 +661,15 @@ def bootstrap_reduce(
     """
     series, method, n_bootstraps, seed = _prepare(x, method, n_bootstraps, seed)
     statistic = check_statistic_for_method(check_statistic(statistic), method)
+    series_id = check_series_id(series_id)
     if is_model_method(method):
-        return _model_reduce(series, method, statistic, n_bootstraps, seed)
+        return _model_reduce(series, method, statistic, n_bootstraps, seed, series_id)
     method = resolve_method(method, series)
     point = apply_statistic(statistic, series.columns, series.univariate)
     layout = statistic_layout(statistic, series, len(point))
     resample = _resampler(series.columns, method)
     replicates = []
-    for replicate, row in enumerate(index_rows(method, series.n, seed, n_bootstraps)):
+    for replicate, row in enumerate(index_rows(method, series.n, seed, n_bootstraps, series=series_id)):
         components = _replicate_components(statistic, resample(row), series.univariate, replicate, len(point))
         replicates.append(components[0] if layout.scalar else components)
     return ReduceResult(
@@ -658,6 +683,7 @@ def bootstrap_reduce(
         layout.labels,
         layout,
         point,
+        series_id=series_id,
     )
 
 
@@ -698,6 +724,8 @@ class ConfidenceInterval:
         The AR fit of a model-based method.
     skipped : tuple of int
         Replicates dropped by ``explosive="skip"``.
+    series_id : int
+        The counter's series word the replicates were drawn with (0 unless given).
 
     See Also
     --------
@@ -727,6 +755,7 @@ class ConfidenceInterval:
     inner_bootstraps: int | None = None
     fit: ModelFit | None = None
     skipped: tuple[int, ...] = ()
+    series_id: int = 0
 
     @property
     def coverage(self) -> float:
@@ -738,14 +767,14 @@ class ConfidenceInterval:
         return iter((self.lower, self.upper, self.point))
 
 
-def _inner_statistics(columns, univariate, method, statistic, build, root, replicate, inner_bootstraps):
+def _inner_statistics(columns, univariate, method, statistic, build, root, replicate, inner_bootstraps, series):
     """The C inner statistics (component tuples) of outer replicate ``replicate``, whose
     resample is ``columns``: inner replicate c is the row ``build`` draws from the key
-    ``replicate_key(inner_root(root, replicate), c)``, resampled from ``columns``."""
+    ``stream_key(inner_root(root, replicate), c, series)``, resampled from ``columns``."""
     resample = _resampler(columns, method)
     inner = inner_root(root, replicate)
     return [
-        apply_statistic(statistic, resample(build(replicate_key(inner, c))), univariate)
+        apply_statistic(statistic, resample(build(stream_key(inner, c, series))), univariate)
         for c in range(inner_bootstraps)
     ]
 
@@ -759,9 +788,18 @@ def calibration_points(x, result, inner_bootstraps):
     build, root = row_builder(method, n), root_key(result.seed)
     outer = _resampler(series.columns, method)
     points = [[] for _ in result.point_components]
-    for replicate, row in enumerate(index_rows(method, n, result.seed, result.n_bootstraps)):
+    rows = index_rows(method, n, result.seed, result.n_bootstraps, series=result.series_id)
+    for replicate, row in enumerate(rows):
         inner = _inner_statistics(
-            outer(row), series.univariate, method, result.statistic, build, root, replicate, inner_bootstraps
+            outer(row),
+            series.univariate,
+            method,
+            result.statistic,
+            build,
+            root,
+            replicate,
+            inner_bootstraps,
+            result.series_id,
         )
         for k, theta in enumerate(result.point_components):
             points[k].append(calibration_point([components[k] for components in inner], theta))
@@ -775,7 +813,7 @@ def studentization(x, result):
     series = as_series(x)
     resample = _resampler(series.columns, result.method)
     errors = [[] for _ in series.columns]
-    for row in index_rows(result.method, series.n, result.seed, result.n_bootstraps):
+    for row in index_rows(result.method, series.n, result.seed, result.n_bootstraps, series=result.series_id):
         for k, column in enumerate(resample(row)):
             errors[k].append(fixed_b_standard_error(column))
     return [
@@ -799,6 +837,7 @@ def checked_interval(
     inner_bootstraps,
     calibrate,
     studentize,
+    series_id=0,
 ):
     """The conf_int procedure shared by both twins: check ``kind``, ``alpha``, B >= 2 and
     ``inner_bootstraps`` (and, for kind="calibrated", that the statistic is a named one;
@@ -823,7 +862,7 @@ def checked_interval(
         check_calibrated_method(method)
     if kind == STUDENTIZED:
         check_studentized(statistic, method)
-    result = reduce(x, method, statistic, n_bootstraps, seed)
+    result = reduce(x, method, statistic, n_bootstraps, seed, series_id=series_id)
     point = result.point_components
     calibration = calibrate(x, result, inner_bootstraps) if kind == CALIBRATED else [None] * len(point)
     studentization = studentize(x, result) if kind == STUDENTIZED else [None] * len(point)
@@ -844,6 +883,7 @@ def checked_interval(
         inner_bootstraps,
         result.fit,
         result.skipped,
+        result.series_id,
     )
 
 
@@ -857,6 +897,7 @@ def conf_int(
     seed: int | None = None,
     *,
     inner_bootstraps: int | None = None,
+    series_id: int = 0,
 ) -> ConfidenceInterval:
     """Two-sided bootstrap confidence interval for ``statistic``: (lower, upper, point).
 
@@ -895,6 +936,9 @@ def conf_int(
         A non-negative int below 2**128, or None for fresh entropy (recorded).
     inner_bootstraps : int or None, default None
         C, for kind="calibrated" only: an int >= 10 (None means 199).
+    series_id : int, default 0
+        The counter's series word, in [0, 2**32): the streams of series s of a panel
+        drawn under one seed (``reference.Panel``); 0 is every single-series stream.
 
     Returns
     -------
@@ -961,4 +1005,5 @@ def conf_int(
         inner_bootstraps=inner_bootstraps,
         calibrate=calibration_points,
         studentize=studentization,
+        series_id=series_id,
     )

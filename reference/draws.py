@@ -77,9 +77,11 @@ class WordStream:
     __slots__ = ("_key", "_purpose", "_series", "_block", "_buffer", "_lane")
 
     def __init__(self, key, purpose, series=0):
-        self._key = key
+        # key: (k0, k1), or a stream key (k0, k1, series) from keys.stream_key, whose
+        # series word then overrides ``series``
+        self._key = tuple(key[:2])
         self._purpose = int(purpose)
-        self._series = series
+        self._series = key[2] if len(key) > 2 else series
         self._block = 0
         self._buffer = ()
         self._lane = 4

@@ -10,7 +10,7 @@ n. With block length 1 every method draws exactly the i.i.d. row, bit for bit.
 """
 
 from .draws import Purpose, WordStream, geometric_table
-from .keys import replicate_key, root_key
+from .keys import root_key, stream_key
 from .specs import IID, CircularBlock, MovingBlock, NonOverlappingBlock, StationaryBlock, TaperedBlock
 
 # 2: geometric spans scaled to reject < 1/64 of words. Bump with any change to philox,
@@ -47,7 +47,8 @@ def _stationary_blocks(n, starts, lengths, table):
 
 
 def row_builder(method, n):
-    """Return ``build(key) -> list of n ints`` for a resolved ``method`` and length ``n``."""
+    """Return ``build(key) -> list of n ints`` for a resolved ``method`` and length ``n``;
+    ``key`` is a stream key (``keys.stream_key``) or a (k0, k1) pair (series 0)."""
     if isinstance(method, IID):
 
         def build(key):
@@ -80,12 +81,13 @@ def row_builder(method, n):
     return build
 
 
-def index_rows(method, n, seed, n_bootstraps, first=0):
-    """Yield the index rows of replicates ``first .. n_bootstraps - 1`` for ``seed``.
+def index_rows(method, n, seed, n_bootstraps, first=0, series=0):
+    """Yield the index rows of replicates ``first .. n_bootstraps - 1`` for ``seed`` and
+    series id ``series`` (the counter's series word).
 
-    Row b depends only on (seed, b), never on ``first`` or on other rows.
+    Row b depends only on (seed, series, b), never on ``first`` or on other rows.
     """
     build = row_builder(method, n)
     root = root_key(seed)
     for replicate in range(first, n_bootstraps):
-        yield build(replicate_key(root, replicate))
+        yield build(stream_key(root, replicate, series))

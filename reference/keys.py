@@ -10,6 +10,9 @@
 * ``replicate_key(root, b)``: replicate b's 64-bit Philox key is
   ``mix64((lo + b * REPLICATE_STRIDE) mod 2**64) ^ hi``. An odd stride, a bijective
   mix and an xor make it injective in b for b < 2**64.
+* ``stream_key(root, b, series)``: ``(k0, k1, series)``, replicate b's key words and
+  the counter's series word. Series s of a panel drawn under one seed uses series = s;
+  series 0 is every single-series stream, so nothing drawn before panels changed.
 * ``inner_root(root, b)``: the 128-bit root of the inner (double-bootstrap) replicates
   drawn from outer replicate b's resample (``kind="calibrated"`` intervals). With
   ``key`` replicate b's 64-bit key above, ``lo = mix64(key ^ INNER_SALT)`` and
@@ -61,6 +64,13 @@ def replicate_key(root, replicate):
     """Return replicate ``replicate``'s Philox key as two 32-bit words (low word first)."""
     key = replicate_word(root, replicate)
     return (key & 0xFFFFFFFF, key >> 32)
+
+
+def stream_key(root, replicate, series=0):
+    """Return replicate ``replicate``'s stream key ``(k0, k1, series)``: its Philox key
+    words and the counter's series word (a panel's series id; 0 for a single series),
+    which together name every stream of the replicate (``draws.WordStream``)."""
+    return (*replicate_key(root, replicate), series)
 
 
 def inner_root(root, replicate):

@@ -134,7 +134,7 @@ from .errors import (
     SkippedReplicatesWarning,
     warn_at_caller,
 )
-from .keys import replicate_key, root_key
+from .keys import root_key, stream_key
 from .specs import AUTO, IID, BlockWild, SieveAR, Wild, coefficient_labels
 
 SINGULAR_TOLERANCE = 2.0**-32  # pivot / starting diagonal at or below which a design is singular
@@ -666,15 +666,16 @@ def fixed_rebuild(model, x, fitted, errors):
     return list(x[:order]) + [mean + (f + e) for f, e in zip(fitted, errors, strict=True)]
 
 
-def replicate_paths(model, x, seed, n_bootstraps, first=0):
-    """Yield the replicate series of replicates ``first .. n_bootstraps - 1``; replicate b
-    depends only on (seed, b). The method's design picks the rebuild and the streams."""
+def replicate_paths(model, x, seed, n_bootstraps, first=0, series=0):
+    """Yield the replicate series of replicates ``first .. n_bootstraps - 1`` of series id
+    ``series``; replicate b depends only on (seed, series, b). The method's design picks
+    the rebuild and the streams."""
     root = root_key(seed)
     innovation, streams = model.method.innovation, error_streams(model.method)
     fixed = design_of(model.method) == FIXED
     fitted = fixed_fitted(model, x) if fixed else None
     for replicate in range(first, n_bootstraps):
-        errors = synthetic_errors(innovation, model.residuals, replicate_key(root, replicate), streams)
+        errors = synthetic_errors(innovation, model.residuals, stream_key(root, replicate, series), streams)
         yield fixed_rebuild(model, x, fitted, errors) if fixed else rebuild(model, x, errors)
 
 

@@ -77,6 +77,18 @@ def check_seed(seed):
     return number
 
 
+SERIES_ID_LIMIT = 1 << 32  # the counter's series word is 32 bits
+
+
+def check_series_id(series_id):
+    """Return ``series_id`` as an int in [0, 2**32): the counter's series word."""
+    fix = "pass a non-negative integer below 2**32 (a panel's series s uses series_id=s)"
+    number = as_integer(series_id, "series_id", ErrorCode.SERIES_ID, fix, integral_floats=False)
+    if not 0 <= number < SERIES_ID_LIMIT:
+        raise InvalidParameterError(ErrorCode.SERIES_ID, "series_id", f"must be in [0, 2**32), got {number}", fix)
+    return number
+
+
 def as_probability(value, argument, code, fix, *, open_interval):
     """Return ``value`` as a float in (0, 1) if ``open_interval`` else in [0, 1]."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
