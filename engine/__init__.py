@@ -65,6 +65,7 @@ from bootmark.reference.specs import (
 from .api import DEFAULT_MEMORY_BUDGET, BootstrapResult, ReduceResult, bootstrap, bootstrap_reduce, conf_int
 from .blocklength import optimal_block_length
 from .indices import STREAM_VERSION
+from .panel import Panel, PanelBootstraps, PanelInterval, PanelReduceResult
 
 __all__ = [
     "bootstrap",
@@ -85,6 +86,10 @@ __all__ = [
     "BootstrapResult",
     "ReduceResult",
     "ConfidenceInterval",
+    "Panel",
+    "PanelReduceResult",
+    "PanelInterval",
+    "PanelBootstraps",
     "BlockLengthEstimate",
     "ModelFit",
     "BootmarkError",

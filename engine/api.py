@@ -20,17 +20,26 @@ refit it (``"ar_coef"``, fused: no B x n tensor). Callables get the series in ch
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from bootmark.reference.api import checked_interval, prepare_arguments, statistic_layout
+from bootmark.reference.api import (
+    SEED_BITS,
+    checked_interval,
+    interval_arguments,
+    interval_of_result,
+    prepare_arguments,
+    statistic_layout,
+)
 from bootmark.reference.errors import ErrorCode, InvalidParameterError, ParameterTypeError
 from bootmark.reference.models import FIT_OK, no_indices_error, settle_refits, warn_if_recursive_block_wild
+from bootmark.reference.panel import no_series_id, panel_methods
 from bootmark.reference.specs import IID, TaperedBlock, check_statistic, check_statistic_for_method, is_model_method
-from bootmark.reference.validation import as_probability, check_series_id, statistic_components
+from bootmark.reference.validation import as_probability, check_n_bootstraps, check_series_id, statistic_components
 
 from . import models
 from . import reduce as kernels
@@ -39,6 +48,18 @@ from .data import as_array
 from .indices import STREAM_VERSION, index_matrix, row_plan
 from .intervals import interval
 from .keys import stream_root
+from .panel import (
+    Panel,
+    PanelBootstraps,
+    PanelInterval,
+    PanelReduceResult,
+    SingleCalls,
+    bootstrap_panel,
+    check_interval_panel,
+    interval_panel,
+    reduce_panel,
+    reduce_panel_distributed,
+)
 from .taper import taper_weights
 
 if TYPE_CHECKING:  # annotations only: importing this module loads neither numpy.typing nor pandas
@@ -628,14 +649,14 @@ def _reduce_statistics(series, method, statistic, seed, n_bootstraps, width, ser
 
 
 def bootstrap(
-    x: npt.ArrayLike | pd.Series | pd.DataFrame,
+    x: npt.ArrayLike | pd.Series | pd.DataFrame | Panel,
     method: Method,
     n_bootstraps: int = 999,
     seed: int | None = None,
     *,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
     series_id: int = 0,
-) -> BootstrapResult:
+) -> BootstrapResult | PanelBootstraps:
     """Resample ``x`` with ``method``; a :class:`BootstrapResult` (see reference.bootstrap).
 
     ``memory_budget`` (bytes, default 1 GiB) caps what ``indices()`` and ``values()``
@@ -713,6 +734,9 @@ def bootstrap(
     bootmark.reference.errors.InvalidParameterError: memory_budget: the materialized tensor of shape (100, 24) needs ...
     """
     memory_budget = _check_memory_budget(memory_budget)
+    if isinstance(x, Panel):
+        seed, n_bootstraps = no_series_id(seed, series_id), check_n_bootstraps(n_bootstraps)
+        return bootstrap_panel(x, method, n_bootstraps, seed, SINGLE_CALLS, secrets.randbits(SEED_BITS), memory_budget)
     series, method, n_bootstraps, seed = _prepare(x, method, n_bootstraps, seed)
     series_id = check_series_id(series_id)
     if is_model_method(method):
@@ -752,11 +776,20 @@ def _model_reduce(series, method, statistic, n_bootstraps, seed, series_id):
                 len(point),
                 series=series_id,
             )
+    return _reduce_result(
+        series, statistic, model.method, n_bootstraps, seed, out, point, series_id, model.fit, skipped
+    )
+
+
+def _reduce_result(series, statistic, method, n_bootstraps, seed, out, point, series_id, fit=None, skipped=()):
+    """The :class:`ReduceResult` of (B, width) statistics ``out`` and the point's
+    components ``point`` (a tuple of floats): one series' result, by itself or as a
+    panel's series."""
     layout = statistic_layout(statistic, series, len(point))
     statistics = out[:, 0] if layout.scalar else out
     return ReduceResult(
         statistic,
-        model.method,
+        method,
         n_bootstraps,
         seed,
         STREAM_VERSION,
@@ -765,21 +798,22 @@ def _model_reduce(series, method, statistic, n_bootstraps, seed, series_id):
         layout.labels,
         layout,
         point,
-        model.fit,
+        fit,
         skipped,
         series_id,
     )
 
 
 def bootstrap_reduce(
-    x: npt.ArrayLike | pd.Series | pd.DataFrame,
+    x: npt.ArrayLike | pd.Series | pd.DataFrame | Panel,
     method: Method,
     statistic: StatisticLike,
     n_bootstraps: int = 999,
     seed: int | None = None,
     *,
     series_id: int = 0,
-) -> ReduceResult:
+    scheduler: Any = None,
+) -> ReduceResult | PanelReduceResult:
     """Bootstrap distribution of ``statistic``; a :class:`ReduceResult`.
 
     Named statistics run in fused Numba kernels (one replicate per work item; mean, var
@@ -854,6 +888,13 @@ def bootstrap_reduce(
     >>> fit.point.round(6).tolist()
     [0.216086, 0.609403]
     """
+    if isinstance(x, Panel):
+        seed, n_bootstraps = no_series_id(seed, series_id), check_n_bootstraps(n_bootstraps)
+        statistic, fresh = check_statistic(statistic), secrets.randbits(SEED_BITS)
+        if scheduler is not None:
+            return reduce_panel_distributed(x, method, statistic, n_bootstraps, seed, SINGLE_CALLS, fresh, scheduler)
+        return reduce_panel(x, method, statistic, n_bootstraps, seed, SINGLE_CALLS, fresh)
+    _no_scheduler(scheduler)
     series, method, n_bootstraps, seed = _prepare(x, method, n_bootstraps, seed)
     # before resolving "auto", in the reference's order
     statistic = check_statistic_for_method(check_statistic(statistic), method)
@@ -862,25 +903,11 @@ def bootstrap_reduce(
         return _model_reduce(series, method, statistic, n_bootstraps, seed, series_id)
     method = resolve_method(method, series)
     point = _point(series, statistic)
-    layout = statistic_layout(statistic, series, len(point))
     out = _reduce_statistics(series, method, statistic, seed, n_bootstraps, len(point), series_id)
     if out is None:
         chunks = _resampled_chunks(series, method, seed, series_id)
         out = _callable_statistics(series, chunks, statistic, n_bootstraps, point)
-    statistics = out[:, 0] if layout.scalar else out
-    return ReduceResult(
-        statistic,
-        method,
-        n_bootstraps,
-        seed,
-        STREAM_VERSION,
-        statistics,
-        _present(layout, point),
-        layout.labels,
-        layout,
-        point,
-        series_id=series_id,
-    )
+    return _reduce_result(series, statistic, method, n_bootstraps, seed, out, point, series_id)
 
 
 def calibration_points(x, result, inner_bootstraps):
@@ -931,7 +958,7 @@ def studentization(x, result):
 
 
 def conf_int(
-    x: npt.ArrayLike | pd.Series | pd.DataFrame,
+    x: npt.ArrayLike | pd.Series | pd.DataFrame | Panel,
     statistic: StatisticLike,
     method: Method,
     alpha: float = 0.05,
@@ -941,7 +968,8 @@ def conf_int(
     *,
     inner_bootstraps: int | None = None,
     series_id: int = 0,
-) -> ConfidenceInterval:
+    scheduler: Any = None,
+) -> ConfidenceInterval | PanelInterval:
     """Two-sided bootstrap confidence interval: unpacks as (lower, upper, point).
 
     Same checks and definitions as ``reference.conf_int`` (see ``reference.intervals``);
@@ -1023,6 +1051,14 @@ def conf_int(
     >>> engine.conf_int(rows, "mean", engine.MovingBlock(4), n_bootstraps=200, seed=42).lower.round(6).tolist()
     [0.128958, 0.257917]
     """
+    if isinstance(x, Panel):
+        seed, statistic = no_series_id(seed, series_id), check_statistic(statistic)
+        kind, alpha, inner_bootstraps = check_interval_panel(
+            x, panel_methods(method, x.ids), interval_arguments, statistic, alpha, kind, n_bootstraps, inner_bootstraps
+        )
+        reduced = bootstrap_reduce(x, method, statistic, n_bootstraps, seed, scheduler=scheduler)
+        return interval_panel(x, reduced, SINGLE_CALLS, kind, alpha, inner_bootstraps)
+    _no_scheduler(scheduler)
     return checked_interval(
         bootstrap_reduce,
         interval,
@@ -1039,3 +1075,26 @@ def conf_int(
         studentize=studentization,
         series_id=series_id,
     )
+
+
+def _series_interval(x, result, kind, alpha, inner_bootstraps):
+    """One series' :class:`ConfidenceInterval` from its ``result``, as conf_int bounds it."""
+    return interval_of_result(
+        interval, _present, x, result, kind, alpha, inner_bootstraps, calibration_points, studentization
+    )
+
+
+def _no_scheduler(scheduler):
+    if scheduler is not None:
+        raise InvalidParameterError(
+            ErrorCode.PANEL,
+            "scheduler",
+            "splits a panel by series, and x is one series",
+            "pass an engine.Panel, or drop scheduler",
+        )
+
+
+#: The single-series entry points a panel's series fall back to (``panel.py`` cannot
+#: import this module): an immutable record of module-level functions, so it pickles
+#: by reference to a dask worker.
+SINGLE_CALLS = SingleCalls(bootstrap, bootstrap_reduce, _series_interval, _reduce_result)

@@ -105,12 +105,21 @@ def stream_words(n, block_length):
     return 4 * ((n // block_length + 8) // 4 + 1)
 
 
+# stream_words compiled, for kernels that cut one thread's scratch to a panel series' shape
+scratch_words = njit(cache=True, inline="always")(stream_words)
+
+
 def new_scratch(n, block_length):
     """Work space of one thread, allocated by numpy (compiling allocations would cost
     a second of first-call time): start and length word buffers, their cursors (rows 0
     and 1 of ``states``: position in buffer, next Philox block, draws held, count banked), an index row, n floats,
     and the starts and lengths of up to n blocks (or of a buffer's words, when more)."""
-    words = stream_words(n, block_length)
+    return new_scratch_sized(n, stream_words(n, block_length))
+
+
+def new_scratch_sized(n, words):
+    """:func:`new_scratch` with ``words`` stream words: a panel's thread allocates the
+    largest of its series' and cuts views to each series' shape."""
     return (
         np.empty(words, dtype=np.uint64),
         np.empty(2 * words, dtype=np.uint64),

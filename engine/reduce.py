@@ -55,8 +55,10 @@ from .indices import (
     fill_row,
     fixed_chunk,
     map_words,
+    new_scratch_sized,
     reset_streams,
     row_blocks,
+    scratch_words,
     stationary_chunk,
 )
 from .keys import inner_root_key, stream_key
@@ -725,3 +727,168 @@ def calibration_counts(
         equal,
     )
     return less, equal
+
+
+# ---------------------------------------------------------------------------------------
+# Panels: many series in one pass
+
+
+@njit(cache=True, nogil=True)
+def _panel_task(
+    begin,
+    end,
+    workspace,
+    items,
+    offsets,
+    layouts,
+    block_lengths,
+    start_counts,
+    start_scales,
+    wraps,
+    tables,
+    table_offsets,
+    roots_lo,
+    roots_hi,
+    series_words,
+    algebra,
+    values,
+    kind,
+    levels,
+    out,
+):
+    # One work item is (series, first replicate, last replicate). Each series runs the
+    # single-series task on views of the thread's scratch cut to exactly the shapes
+    # new_scratch(n, block_length) gives it, so its draws and sums are the single call's.
+    scratch, means, centred, sums_prefix, squares_prefix = workspace
+    starts_buffer, lengths_buffer, states, row, gathered, starts, lengths = scratch
+    no_weights, centres = np.zeros(0), np.zeros(1)
+    for item in range(begin, end):
+        s, first, last = items[item, 0], items[item, 1], items[item, 2]
+        low, high = offsets[s], offsets[s + 1]
+        n, block_length = high - low, block_lengths[s]
+        words = scratch_words(n, block_length)
+        spare = max(n, words)
+        view = (
+            starts_buffer[:words],
+            lengths_buffer[: 2 * words],
+            states,
+            row[:n],
+            gathered[:n],
+            starts[:spare],
+            lengths[:spare],
+        )
+        table = tables[table_offsets[s] : table_offsets[s + 1]]
+        columns = values[:, low:high]
+        if algebra[s]:
+            sums, squares = sums_prefix[:, : n + 1], squares_prefix[:, : n + 1]
+            _centred_prefixes(columns, means, centred[:n], sums, squares)
+            _block_mean_var_task(
+                first,
+                last,
+                view,
+                layouts[s],
+                n,
+                block_length,
+                start_counts[s],
+                start_scales[s],
+                wraps[s],
+                table,
+                roots_lo[s],
+                roots_hi[s],
+                series_words[s],
+                0,
+                sums,
+                squares,
+                means,
+                kind,
+                out[s],
+            )
+        else:
+            _gather_reduce_task(
+                first,
+                last,
+                view,
+                layouts[s],
+                n,
+                block_length,
+                start_counts[s],
+                start_scales[s],
+                wraps[s],
+                table,
+                roots_lo[s],
+                roots_hi[s],
+                series_words[s],
+                0,
+                columns,
+                no_weights,
+                centres,
+                kind,
+                levels,
+                out[s],
+            )
+
+
+@njit(cache=True)
+def panel_points(kind, levels, values, offsets, out):
+    """out[s] = the statistic (``KIND_CODES``) of series s of the packed ``values`` (a
+    (1, total) array) with row ``offsets``: what ``reduce_column`` gives on its copy."""
+    for s in range(offsets.shape[0] - 1):
+        copy = values[0, offsets[s] : offsets[s + 1]].copy()
+        reduce_column(kind, levels, copy, out[s], 0)
+
+
+def panel_reduce(plans, items, offsets, roots, algebra, values, kind, levels, out):
+    """Fill ``out`` (S, B, width) with every series' replicate statistics in one pass.
+
+    ``plans`` holds each series' :class:`~indices.RowPlan` (layout, n, block length,
+    start count and scale, wrap, geometric table), ``items`` the (series, first, last)
+    work items, ``roots`` three (S,) uint64 arrays (root lo, root hi, series word),
+    ``algebra`` (S,) bools: block algebra (``block_mean_var``) or the gather kernel
+    (``gather_reduce``), as the single call picks; ``values`` is (1, total).
+    """
+    tables = [plan.table for plan in plans]
+    table_offsets = np.zeros(len(plans) + 1, dtype=np.int64)
+    np.cumsum([table.shape[0] for table in tables], out=table_offsets[1:])
+    lengths = offsets[1:] - offsets[:-1]
+    block_lengths = np.array([plan.block_length for plan in plans], dtype=np.int64)
+    n_max = int(lengths.max())
+    words_max = int(max(scratch_words(plan.n, plan.block_length) for plan in plans))
+    per_replicate = np.where(
+        algebra,
+        -(-lengths // block_lengths) * np.where([plan.layout == STATIONARY_ROWS for plan in plans], 15, 6) + 60,
+        lengths * (2 if kind in (MEAN, VAR, STD) else 20),
+    )
+    nanoseconds = float(np.sum(per_replicate)) * out.shape[1]
+
+    def workspace():
+        return (
+            new_scratch_sized(n_max, words_max),
+            np.empty(1),
+            np.empty(n_max),
+            np.empty((1, n_max + 1)),
+            np.empty((1, n_max + 1)),
+        )
+
+    run_replicates(
+        _panel_task,
+        items.shape[0],
+        nanoseconds,
+        workspace,
+        items,
+        offsets,
+        np.array([plan.layout for plan in plans], dtype=np.int64),
+        block_lengths,
+        np.array([plan.start_count for plan in plans], dtype=np.uint64),
+        np.array([plan.start_scale for plan in plans], dtype=np.int64),
+        np.array([plan.wrap for plan in plans], dtype=np.bool_),
+        np.concatenate(tables),
+        table_offsets,
+        roots[0],
+        roots[1],
+        roots[2],
+        np.asarray(algebra, dtype=np.bool_),
+        values,
+        kind,
+        levels,
+        out,
+    )

@@ -41,6 +41,7 @@ from .errors import (
 )
 from .indices import STREAM_VERSION
 from .models import ModelFit
+from .panel import Panel, PanelResults
 from .specs import (
     AR,
     IID,
@@ -59,6 +60,8 @@ __all__ = [
     "bootstrap",
     "bootstrap_reduce",
     "conf_int",
+    "Panel",
+    "PanelResults",
     "optimal_block_length",
     "IID",
     "MovingBlock",

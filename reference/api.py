@@ -47,6 +47,7 @@ from .models import (
     settle_refits,
     warn_if_recursive_block_wild,
 )
+from .panel import is_panel, no_series_id, run_panel
 from .reduce import apply_statistic, mean, quantile_sorted
 from .specs import (
     DataLike,
@@ -505,6 +506,14 @@ def bootstrap(
     >>> again.indices() == first.indices()
     True
     """
+    if is_panel(x):
+        return run_panel(
+            lambda values, spec, series_seed, sid: bootstrap(values, spec, n_bootstraps, series_seed, series_id=sid),
+            x,
+            method,
+            no_series_id(seed, series_id),
+            secrets.randbits(SEED_BITS),
+        )
     series, method, n_bootstraps, seed = _prepare(x, method, n_bootstraps, seed)
     series_id = check_series_id(series_id)
     if is_model_method(method):
@@ -659,6 +668,16 @@ def bootstrap_reduce(
     >>> round(result.point, 6), round(min(result.statistics), 6)
     (2.0, 1.1)
     """
+    if is_panel(x):
+        return run_panel(
+            lambda values, spec, series_seed, sid: bootstrap_reduce(
+                values, spec, statistic, n_bootstraps, series_seed, series_id=sid
+            ),
+            x,
+            method,
+            no_series_id(seed, series_id),
+            secrets.randbits(SEED_BITS),
+        )
     series, method, n_bootstraps, seed = _prepare(x, method, n_bootstraps, seed)
     statistic = check_statistic_for_method(check_statistic(statistic), method)
     series_id = check_series_id(series_id)
@@ -822,31 +841,11 @@ def studentization(x, result):
     ]
 
 
-def checked_interval(
-    reduce,
-    interval_of,
-    present,
-    x,
-    statistic,
-    method,
-    alpha,
-    kind,
-    n_bootstraps,
-    seed,
-    *,
-    inner_bootstraps,
-    calibrate,
-    studentize,
-    series_id=0,
-):
-    """The conf_int procedure shared by both twins: check ``kind``, ``alpha``, B >= 2 and
-    ``inner_bootstraps`` (and, for kind="calibrated", that the statistic is a named one;
-    for kind="studentized", that it is the mean of a resampling method), run the twin's
-    ``reduce`` (bootstrap_reduce), for kind="calibrated" compute the calibration points
-    with the twin's ``calibrate(x, result, C)`` (a sequence of B u_b per component), for
-    kind="studentized" the standard errors with ``studentize(x, result)`` ((se, B se*_b)
-    per component), bound each component with the twin's ``interval_of`` and lay the
-    bounds out with ``present(layout, components)``."""
+def interval_arguments(statistic, method, alpha, kind, n_bootstraps, inner_bootstraps):
+    """The checks of every conf_int, shared by both twins and their panels: ``kind``,
+    ``alpha``, B >= 2 and ``inner_bootstraps`` (and, for kind="calibrated", that the
+    statistic is a named one; for kind="studentized", that it is the mean of a resampling
+    method). Returns the checked (kind, alpha, inner_bootstraps)."""
     kind = check_kind(kind)
     alpha = check_alpha(alpha)
     if check_n_bootstraps(n_bootstraps) < 2:
@@ -862,7 +861,16 @@ def checked_interval(
         check_calibrated_method(method)
     if kind == STUDENTIZED:
         check_studentized(statistic, method)
-    result = reduce(x, method, statistic, n_bootstraps, seed, series_id=series_id)
+    return kind, alpha, inner_bootstraps
+
+
+def interval_of_result(interval_of, present, x, result, kind, alpha, inner_bootstraps, calibrate, studentize):
+    """The :class:`ConfidenceInterval` of a twin's ``result`` (its bootstrap_reduce of
+    ``x``): for kind="calibrated" the calibration points from the twin's
+    ``calibrate(x, result, C)`` (a sequence of B u_b per component), for
+    kind="studentized" the standard errors from ``studentize(x, result)`` ((se, B se*_b)
+    per component), each component bounded by the twin's ``interval_of`` and laid out
+    with ``present(layout, components)``."""
     point = result.point_components
     calibration = calibrate(x, result, inner_bootstraps) if kind == CALIBRATED else [None] * len(point)
     studentization = studentize(x, result) if kind == STUDENTIZED else [None] * len(point)
@@ -885,6 +893,30 @@ def checked_interval(
         result.skipped,
         result.series_id,
     )
+
+
+def checked_interval(
+    reduce,
+    interval_of,
+    present,
+    x,
+    statistic,
+    method,
+    alpha,
+    kind,
+    n_bootstraps,
+    seed,
+    *,
+    inner_bootstraps,
+    calibrate,
+    studentize,
+    series_id=0,
+):
+    """The conf_int procedure shared by both twins: :func:`interval_arguments`, the twin's
+    ``reduce`` (bootstrap_reduce), then :func:`interval_of_result`."""
+    kind, alpha, inner_bootstraps = interval_arguments(statistic, method, alpha, kind, n_bootstraps, inner_bootstraps)
+    result = reduce(x, method, statistic, n_bootstraps, seed, series_id=series_id)
+    return interval_of_result(interval_of, present, x, result, kind, alpha, inner_bootstraps, calibrate, studentize)
 
 
 def conf_int(
@@ -991,6 +1023,24 @@ def conf_int(
     >>> ci.inner_bootstraps, round(ci.lower, 6), round(ci.upper, 6)
     (20, -0.1, 1.3)
     """
+    if is_panel(x):
+        return run_panel(
+            lambda values, spec, series_seed, sid: conf_int(
+                values,
+                statistic,
+                spec,
+                alpha,
+                kind,
+                n_bootstraps,
+                series_seed,
+                inner_bootstraps=inner_bootstraps,
+                series_id=sid,
+            ),
+            x,
+            method,
+            no_series_id(seed, series_id),
+            secrets.randbits(SEED_BITS),
+        )
     return checked_interval(
         bootstrap_reduce,
         interval,

@@ -967,8 +967,104 @@ def _model_cases():
     ]
 
 
+def _panel(twin, series):
+    return twin.Panel.from_series(series)
+
+
+def _panel_cases():
+    """A panel's bad inputs: its shape (code PANEL), and each bad series named by its id."""
+    two = {"a": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], "b": [1.0, 2.0, 3.0]}
+    return [
+        pytest.param(
+            lambda t: t.Panel([1.0, 2.0, 3.0, 4.0], [0, 2, 2, 4], ids=["a", "b", "a"]),
+            InvalidParameterError,
+            ErrorCode.PANEL,
+            "ids",
+            id="panel-duplicate-ids",
+        ),
+        pytest.param(
+            lambda t: t.Panel([1.0, 2.0, 3.0, 4.0], [0, 3]),
+            InvalidParameterError,
+            ErrorCode.PANEL,
+            "offsets",
+            id="panel-offsets-short-of-the-values",
+        ),
+        pytest.param(
+            lambda t: t.Panel([1.0, 2.0, 3.0, 4.0], [0, 3, 2, 4]),
+            InvalidParameterError,
+            ErrorCode.PANEL,
+            "offsets",
+            id="panel-offsets-decrease",
+        ),
+        pytest.param(
+            lambda t: _panel(t, [[1.0, 2.0], []]),
+            InvalidDataError,
+            ErrorCode.DATA_SHAPE,
+            "panel[1]",
+            id="panel-empty-series",
+        ),
+        pytest.param(
+            lambda t: _panel(t, {"a": [1.0, 2.0, 3.0], "b": [1.0, float("nan"), 2.0]}),
+            InvalidDataError,
+            ErrorCode.DATA_NOT_FINITE,
+            "panel['b']",
+            id="panel-nan-in-one-series",
+        ),
+        pytest.param(
+            lambda t: _reduce(t, _panel(t, two), t.MovingBlock(4)),
+            InvalidParameterError,
+            ErrorCode.BLOCK_LENGTH,
+            "panel['b'].block_length",
+            id="panel-series-too-short-for-its-block-length",
+        ),
+        pytest.param(
+            lambda t: _reduce(t, _panel(t, two), seed={"a": 1, "b": -1}),
+            InvalidParameterError,
+            ErrorCode.SEED,
+            "panel['b'].seed",
+            id="panel-one-bad-series-seed",
+        ),
+        pytest.param(
+            lambda t: _reduce(t, _panel(t, two), seed=[1, 2, 3]),
+            InvalidParameterError,
+            ErrorCode.PANEL,
+            "seed",
+            id="panel-seeds-of-the-wrong-count",
+        ),
+        pytest.param(
+            lambda t: t.bootstrap_reduce(_panel(t, two), t.IID(), "mean", n_bootstraps=B, seed=1, series_id=2),
+            InvalidParameterError,
+            ErrorCode.SERIES_ID,
+            "series_id",
+            id="panel-with-a-series-id",
+        ),
+        pytest.param(
+            lambda t: t.bootstrap_reduce(X, t.IID(), "mean", n_bootstraps=B, seed=1, series_id=-1),
+            InvalidParameterError,
+            ErrorCode.SERIES_ID,
+            "series_id",
+            id="negative-series-id",
+        ),
+        pytest.param(
+            lambda t: t.conf_int(X, "mean", t.IID(), n_bootstraps=B, seed=1, series_id=2**32),
+            InvalidParameterError,
+            ErrorCode.SERIES_ID,
+            "series_id",
+            id="series-id-beyond-32-bits",
+        ),
+        pytest.param(
+            lambda t: t.bootstrap(X, t.IID(), n_bootstraps=B, seed=1, series_id=1.5),
+            ParameterTypeError,
+            ErrorCode.SERIES_ID,
+            "series_id",
+            id="series-id-not-an-int",
+        ),
+    ]
+
+
 BAD_INPUT_CASES = (
-    _data_cases()
+    _panel_cases()
+    + _data_cases()
     + _block_length_cases()
     + _method_cases()
     + _count_and_seed_cases()
