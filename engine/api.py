@@ -668,17 +668,20 @@ def bootstrap(
 
     Parameters
     ----------
-    x : array_like, pandas.Series or pandas.DataFrame
+    x : array_like, pandas.Series, pandas.DataFrame or Panel
         One series of n >= 2 finite numbers, or an (n, d) array / DataFrame of n rows of
         d variables (rows are resampled together). Magnitudes up to 2**495, n below 2**31.
+        A :class:`Panel` of many univariate series gives a :class:`PanelBootstraps`:
+        series s is this call on series s with its seed (docs: panels).
     method : method spec
         An instance of IID, MovingBlock, CircularBlock, NonOverlappingBlock,
         StationaryBlock, TaperedBlock, ResidualBootstrap or SieveAR.
     n_bootstraps : int, default 999
         B, a positive int (numpy integers accepted; floats and bools refused).
-    seed : int or None, default None
+    seed : int, None, or one per series
         A non-negative int below 2**128, or None for 64 bits of fresh entropy (recorded
-        on the result as ``seed``).
+        on the result as ``seed``). For a panel, also a list (or a dict keyed by id) of
+        one seed per series.
     memory_budget : int, default 2**30
         Bytes, a non-negative int.
     series_id : int, default 0
@@ -830,10 +833,14 @@ def bootstrap_reduce(
 
     Parameters
     ----------
-    x : array_like, pandas.Series or pandas.DataFrame
-        The data, as for :func:`bootstrap`.
-    method : method spec
-        A method spec instance, as for :func:`bootstrap`.
+    x : array_like, pandas.Series, pandas.DataFrame or Panel
+        The data, as for :func:`bootstrap`. A :class:`Panel` gives a
+        :class:`PanelReduceResult`: series s's replicates are this call's on series s
+        with ``series_id=s`` (one seed) or with its own seed (one seed per series), bit
+        for bit; named statistics of the resampling methods run in one fused pass.
+    method : method spec, or one per series
+        A method spec instance, as for :func:`bootstrap`; for a panel, also a list (or
+        a dict keyed by id) of one spec per series.
     statistic : str, tuple or callable
         "mean", "var" (ddof=0), "std", "median", ("quantile", q) with q a level in
         [0, 1] or a sequence of distinct levels, "ar_coef" (model-based methods only),
@@ -844,7 +851,12 @@ def bootstrap_reduce(
     seed : int or None, default None
         A non-negative int below 2**128, or None for fresh entropy (recorded).
     series_id : int, default 0
-        The counter's series word, in [0, 2**32), as for :func:`bootstrap`.
+        The counter's series word, in [0, 2**32), as for :func:`bootstrap`; refused with
+        a panel, which numbers its series itself.
+    scheduler : distributed.Client or str, optional
+        Panels only: split the panel by series over this dask.distributed cluster (a
+        Client, or a scheduler address such as ``"tcp://host:8786"``; needs
+        ``bootmark[cluster]``). The result is the local run's, bit for bit.
 
     Returns
     -------
@@ -988,8 +1000,10 @@ def conf_int(
 
     Parameters
     ----------
-    x : array_like, pandas.Series or pandas.DataFrame
-        The data, as for :func:`bootstrap`.
+    x : array_like, pandas.Series, pandas.DataFrame or Panel
+        The data, as for :func:`bootstrap`. A :class:`Panel` gives a
+        :class:`PanelInterval`: series s's interval is this call's on series s (seeds as
+        for :func:`bootstrap_reduce`).
     statistic : str, tuple or callable
         As for :func:`bootstrap_reduce`; each component gets its own interval.
     method : method spec
@@ -1005,7 +1019,12 @@ def conf_int(
     inner_bootstraps : int or None, default None
         C, for kind="calibrated" only: an int >= 10 (None: 199).
     series_id : int, default 0
-        The counter's series word, in [0, 2**32), as for :func:`bootstrap`.
+        The counter's series word, in [0, 2**32), as for :func:`bootstrap`; refused with
+        a panel, which numbers its series itself.
+    scheduler : distributed.Client or str, optional
+        Panels only: split the panel by series over this dask.distributed cluster (a
+        Client, or a scheduler address such as ``"tcp://host:8786"``; needs
+        ``bootmark[cluster]``). The result is the local run's, bit for bit.
 
     Returns
     -------

@@ -50,6 +50,7 @@ from . import reduce as kernels
 from .blocklength import resolve_method
 from .data import MAX_MAGNITUDE, MAX_OBSERVATIONS, Series, as_array
 from .indices import STREAM_VERSION, row_plan
+from .intervals import bootstrap_standard_error
 from .keys import stream_root
 
 if TYPE_CHECKING:  # annotations only
@@ -476,8 +477,6 @@ class PanelReduceResult:
     def standard_error(self) -> Any:
         """The bootstrap standard error of every series (divisor B), (S,) or (S, k):
         :func:`~engine.intervals.bootstrap_standard_error` of each series' replicates."""
-        from .intervals import bootstrap_standard_error
-
         table = self.statistics.reshape(len(self.ids), self.statistics.shape[1], -1)
         errors = np.array(
             [[bootstrap_standard_error(table[s, :, k]) for k in range(table.shape[2])] for s in range(len(self.ids))]
@@ -488,7 +487,7 @@ class PanelReduceResult:
         """One row per series, indexed by the ids: ``n_bootstraps``, the point and the
         bootstrap standard error (columns ``point``/``standard_error`` for a scalar
         statistic, else one pair per component label)."""
-        import pandas as pd
+        import pandas as pd  # loaded only when a table is asked for
 
         point = np.asarray(self.point, dtype=float)
         errors = self.standard_error()
@@ -558,7 +557,7 @@ class PanelInterval:
     def to_frame(self) -> pd.DataFrame:
         """One row per series, indexed by the ids: ``lower``, ``upper``, ``point`` (one
         triple per component for a multi-component statistic)."""
-        import pandas as pd
+        import pandas as pd  # loaded only when a table is asked for
 
         index = pd.Index(self.ids, name="series")
         lower, upper, point = (np.asarray(v, dtype=float) for v in (self.lower, self.upper, self.point))

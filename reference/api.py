@@ -440,6 +440,10 @@ def bootstrap(
     x : sequence of float, sequence of rows, numpy array or pandas Series/DataFrame
         One series of n >= 2 finite numbers, or n rows of d numbers. Values are in the
         data's units; their magnitude must not exceed 2**495 and n must be below 2**31.
+        A :class:`Panel` of many univariate series gives a :class:`PanelResults`, one
+        result per series: series s's is this call's on series s with ``series_id=s``
+        under one seed, or with its own seed when ``seed`` gives one per series (a list,
+        or a dict keyed by id); ``method`` may also give one spec per series.
     method : method spec
         An instance of IID, MovingBlock, CircularBlock, NonOverlappingBlock,
         StationaryBlock, TaperedBlock, ResidualBootstrap or SieveAR (not the class).

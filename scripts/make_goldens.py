@@ -6,7 +6,10 @@
   existing stream, so version 2 has both files);
 * tests/goldens/models_fixed_v<STREAM_VERSION>.json: the same for the fixed-design
   residual bootstrap, whose purposes (FIXED_*) were added later, again under version 2
-  and again shifting no existing stream: a third file, so the second is never rewritten.
+  and again shifting no existing stream: a third file, so the second is never rewritten;
+* tests/goldens/panel_v<STREAM_VERSION>.json: the first draws of a panel's series 1, 2
+  and 2**32 - 1 (the counter's series word; series 0 is the stream file above), added
+  under version 2 without changing any stream: a fourth file.
 
 Run it when STREAM_VERSION was bumped, or when a file for the current version is
 missing: an existing golden file is never overwritten, because it is the record of what
@@ -27,7 +30,7 @@ from bootmark import reference
 from bootmark.reference.data import as_series
 from bootmark.reference.draws import Purpose, WordStream
 from bootmark.reference.indices import STREAM_VERSION, index_rows
-from bootmark.reference.keys import replicate_key, root_key
+from bootmark.reference.keys import replicate_key, root_key, stream_key
 from bootmark.reference.models import (
     ARITHMETIC,
     FIXED_STREAMS,
@@ -142,6 +145,30 @@ def fixed_model_golden():
     return _model_record(FIXED_MODEL_METHODS, FIXED_PURPOSES, FIXED_STREAMS)
 
 
+PANEL_SERIES = (1, 2, 2**32 - 1)  # series 0 is every single-series stream, pinned above
+
+
+def panel_golden():
+    """The golden record of a panel's series words: words and index rows of series
+    ``PANEL_SERIES`` (``reference.panel``: series s draws with series word s)."""
+    record = {"stream_version": STREAM_VERSION, "n": N, "seeds": {}}
+    for seed in SEEDS:
+        root = root_key(seed)
+        record["seeds"][str(seed)] = {
+            str(series): {
+                "words": {
+                    purpose.name: [hex(w) for w in _words(stream_key(root, 0, series), purpose, 8)]
+                    for purpose in INDEX_PURPOSES
+                },
+                "rows": {
+                    name: list(index_rows(method, N, seed, ROWS, series=series)) for name, method in METHODS.items()
+                },
+            }
+            for series in PANEL_SERIES
+        }
+    return record
+
+
 def _words(key, purpose, count):
     stream = WordStream(key, purpose)
     return [stream.word() for _ in range(count)]
@@ -159,6 +186,10 @@ def fixed_model_golden_path():
     return ROOT / "tests" / "goldens" / f"models_fixed_v{STREAM_VERSION}.json"
 
 
+def panel_golden_path():
+    return ROOT / "tests" / "goldens" / f"panel_v{STREAM_VERSION}.json"
+
+
 def _write(path, record):
     temporary = path.with_suffix(".tmp")
     temporary.write_text(json.dumps(record, indent=1) + "\n")
@@ -171,6 +202,7 @@ def main():
         (golden_path(), golden),
         (model_golden_path(), model_golden),
         (fixed_model_golden_path(), fixed_model_golden),
+        (panel_golden_path(), panel_golden),
     ]
     missing = [(path, build) for path, build in files if not path.exists()]
     if not missing:

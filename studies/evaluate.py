@@ -156,26 +156,33 @@ def prepare(protocol: Protocol, names: Sequence[str] | None = None) -> Prepared:
     return Prepared(statistic, engine_statistic, MappingProxyType(contenders))
 
 
-def _engine_replicates(spec, x, protocol, seed, prepared):
-    """The engine's ReduceResult and (replicates, point) of the protocol's statistic.
-
-    The AR(1) slope of a ResidualBootstrap of an AR(1) is refitted inside the fused
-    kernel (``"ar_coef"``, column 1); for any other method it is computed on each
-    resampled path by ``studies.dgp.ols_ar1_slope``. Every other statistic is what
-    :func:`prepare` resolved: a named engine statistic or a callable.
-    """
-
-    method = spec.method()
+def _refits_slope(spec, protocol):
+    """Whether the AR(1) slope of this engine method is refitted inside the fused kernel
+    (``"ar_coef"``, column 1): a ResidualBootstrap of an AR(1)."""
     slope = protocol.statistic in SLOPE_STATISTICS
-    if slope and spec.engine == "ResidualBootstrap" and dict(spec.settings).get("order", 1) == 1:
-        with warnings.catch_warnings():
-            # A protocol that registers a recursive block-wild arm asks for it on purpose
-            # (S4 measures what the warning warns of); one warning per series is noise.
-            warnings.simplefilter("ignore", engine.BlockWildDesignWarning)
-            result = engine.bootstrap_reduce(x, method, "ar_coef", protocol.n_bootstraps, seed)
-        return result, result.component(1), float(result.point_components[1])
-    result = engine.bootstrap_reduce(x, method, prepared.engine_statistic, protocol.n_bootstraps, seed)
-    return result, result.statistics, float(result.point)
+    return slope and spec.engine == "ResidualBootstrap" and dict(spec.settings).get("order", 1) == 1
+
+
+def _engine_reduce(spec, x, protocol, seeds, prepared):
+    """``engine.bootstrap_reduce`` of the protocol's statistic, on one series (``seeds``
+    an int) or on a panel of series (one seed each). The AR(1) slope of a
+    ResidualBootstrap of an AR(1) is refitted inside the fused kernel (``"ar_coef"``);
+    for any other method it is computed on each resampled path by
+    ``studies.dgp.ols_ar1_slope``. Every other statistic is what :func:`prepare`
+    resolved: a named engine statistic or a callable."""
+    statistic = "ar_coef" if _refits_slope(spec, protocol) else prepared.engine_statistic
+    with warnings.catch_warnings():
+        # A protocol that registers a recursive block-wild arm asks for it on purpose
+        # (S4 measures what the warning warns of); one warning per series is noise.
+        warnings.simplefilter("ignore", engine.BlockWildDesignWarning)
+        return engine.bootstrap_reduce(x, spec.method(), statistic, protocol.n_bootstraps, seeds)
+
+
+def _replicates_and_point(spec, protocol, result):
+    """(replicates, point) of the protocol's statistic in one series' ReduceResult."""
+    if _refits_slope(spec, protocol):
+        return result.component(1), float(result.point_components[1])
+    return result.statistics, float(result.point)
 
 
 def _block_length(method):
@@ -187,8 +194,9 @@ def _block_length(method):
     return 1.0
 
 
-def _engine_outcome(spec, x, protocol, seed, prepared):
-    result, replicates, point = _engine_replicates(spec, x, protocol, seed, prepared)
+def _engine_outcome(spec, x, protocol, result):
+    """The :class:`Outcome` of one series' engine ``result`` (its ReduceResult)."""
+    replicates, point = _replicates_and_point(spec, protocol, result)
     bounds = []
     for kind in spec.kinds:
         # The calibrated and studentized kinds read the same replicates; only their
@@ -261,4 +269,38 @@ def evaluate(
     """
     if prepared is None:
         prepared = prepare(protocol, (spec.name,))
-    return (_engine_outcome if spec.engine is not None else _contender_outcome)(spec, x, protocol, seed, prepared)
+    if spec.engine is None:
+        return _contender_outcome(spec, x, protocol, seed, prepared)
+    return _engine_outcome(spec, x, protocol, _engine_reduce(spec, x, protocol, seed, prepared))
+
+
+def evaluate_engine_panel(
+    spec: ResamplerSpec, series: Sequence[ArrayLike], protocol: Protocol, seeds: Sequence[int], prepared: Prepared
+) -> list[Outcome]:
+    """:func:`evaluate` of an engine resampler on many series in one panel call.
+
+    Series k is bootstrapped with ``seeds[k]`` exactly as :func:`evaluate` does on its
+    own (a panel of per-series seeds is bit for bit the single calls), but the engine's
+    per-call work runs once and the fused pass fills every core.
+
+    Parameters
+    ----------
+    spec : bootmark.studies.protocol.ResamplerSpec
+        An engine method (``spec.engine`` set).
+    series : sequence of array_like
+        The series, 1-D float64 each, in data units.
+    protocol : bootmark.studies.protocol.Protocol
+        As for :func:`evaluate`.
+    seeds : sequence of int
+        Each series' bootstrap seed.
+    prepared : Prepared
+        The statistic (:func:`prepare`).
+
+    Returns
+    -------
+    list of Outcome
+        One per series, in order.
+    """
+    panel = engine.Panel.from_series([np.asarray(x, dtype=np.float64) for x in series])
+    results = _engine_reduce(spec, panel, protocol, [int(seed) for seed in seeds], prepared)
+    return [_engine_outcome(spec, series[k], protocol, results[k]) for k in range(len(series))]

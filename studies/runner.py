@@ -38,7 +38,7 @@ from bootmark.core import blas, provenance, workspace
 from bootmark.core.receipts import canonical_json
 
 from . import summary
-from .evaluate import evaluate, prepare, series_seeds
+from .evaluate import evaluate, evaluate_engine_panel, prepare, series_seeds
 from .peers import peer_versions
 from .plugins import PluginFailure, origin_of
 from .protocol import parse
@@ -169,34 +169,54 @@ def run_chunk(protocol_text: str, file_name: str, profile_name: str, n: int, fir
     names = protocol.profile(profile_name).resamplers
     process, columns = protocol.process(), _empty_columns(protocol, names)
     prepared = prepare(protocol, names)  # a user's modules are imported once per chunk
-    for series in range(first, last):
-        seeds = series_seeds(protocol.root_seed, n, series)
-        try:  # a user's process, contender or statistic that fails: the run stops, naming the series
-            x = process.sample(n, seeds.data)
-            outcomes = [
-                (name, evaluate(protocol.resampler(name), x, protocol, seeds.bootstrap, prepared)) for name in names
-            ]
+    chunk = range(first, last)
+    seeds = [series_seeds(protocol.root_seed, n, series) for series in chunk]
+    samples = []
+    for series, seed in zip(chunk, seeds, strict=True):
+        try:  # a user's process that fails: the run stops, naming the series
+            samples.append(process.sample(n, seed.data))
         except PluginFailure as error:
             raise StudyError(f"{protocol.id} n={n} series {series}: {error}; the run stops") from None
-        for name, outcome in outcomes:
-            values = [
-                outcome.point,
-                *(v for v in (outcome.standard_error, outcome.block_length) if v is not None),
-                *(v for _, low, high in outcome.intervals for v in (low, high)),
-            ]
-            if not all(math.isfinite(v) for v in values):
-                raise StudyError(
-                    f"{protocol.id} n={n} series {series}: resampler {name} returned a non-finite "
-                    f"value ({outcome}); the run stops rather than record it"
-                )
-            target = columns[name]
-            target["point"].append(outcome.point)
-            target["standard_error"].append(outcome.standard_error)
-            target["block_length"].append(outcome.block_length)
-            for kind, low, high in outcome.intervals:
-                target["intervals"][kind]["lower"].append(low)
-                target["intervals"][kind]["upper"].append(high)
+    bootstrap_seeds = [seed.bootstrap for seed in seeds]
+    for name in names:
+        spec = protocol.resampler(name)
+        outcomes = None
+        if spec.engine is not None:
+            try:  # the engine's arms run the chunk as one panel: bit for bit the single calls
+                outcomes = evaluate_engine_panel(spec, samples, protocol, bootstrap_seeds, prepared)
+            except PluginFailure:
+                pass  # a user's statistic failed on some series: found and named below
+        if outcomes is None:
+            outcomes = []
+            for series, x, seed in zip(chunk, samples, bootstrap_seeds, strict=True):
+                try:  # a user's contender or statistic that fails: the run stops, naming the series
+                    outcomes.append(evaluate(spec, x, protocol, seed, prepared))
+                except PluginFailure as error:
+                    raise StudyError(f"{protocol.id} n={n} series {series}: {error}; the run stops") from None
+        _record(columns[name], name, outcomes, protocol, n, chunk)
     return {"n": n, "first": first, "last": last, "protocol_sha256": protocol.sha256, "columns": columns}
+
+
+def _record(target, name, outcomes, protocol, n, chunk):
+    """Append resampler ``name``'s outcomes on the series of ``chunk`` to its columns,
+    refusing a non-finite one (the run stops rather than record it)."""
+    for series, outcome in zip(chunk, outcomes, strict=True):
+        values = [
+            outcome.point,
+            *(v for v in (outcome.standard_error, outcome.block_length) if v is not None),
+            *(v for _, low, high in outcome.intervals for v in (low, high)),
+        ]
+        if not all(math.isfinite(v) for v in values):
+            raise StudyError(
+                f"{protocol.id} n={n} series {series}: resampler {name} returned a non-finite "
+                f"value ({outcome}); the run stops rather than record it"
+            )
+        target["point"].append(outcome.point)
+        target["standard_error"].append(outcome.standard_error)
+        target["block_length"].append(outcome.block_length)
+        for kind, low, high in outcome.intervals:
+            target["intervals"][kind]["lower"].append(low)
+            target["intervals"][kind]["upper"].append(high)
 
 
 def _set_one_numba_thread():

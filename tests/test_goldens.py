@@ -39,3 +39,20 @@ def test_golden_files_cover_every_method(version_file):
             "StationaryBlock(4)",
             "TaperedBlock(4)",
         }
+
+
+def test_panel_series_words_reproduce_the_panel_golden_file():
+    stored = json.loads(make_goldens.panel_golden_path().read_text())
+    assert stored["stream_version"] == STREAM_VERSION
+    assert make_goldens.panel_golden() == stored
+
+
+def test_panel_series_draw_other_rows_than_series_zero():
+    # the series word must change every stream: a panel whose series shared one would
+    # give every series of the same length the same replicates
+    single = json.loads(make_goldens.golden_path().read_text())
+    panel = json.loads(make_goldens.panel_golden_path().read_text())
+    for seed, by_series in panel["seeds"].items():
+        for record in by_series.values():
+            for name, rows in record["rows"].items():
+                assert rows != single["seeds"][seed]["rows"][name], (seed, name)
