@@ -1,4 +1,4 @@
-"""``bootmark scoreboard``: README's speed and memory tables, rendered from the newest receipts.
+"""``bootmark scoreboard``: README's speed, panel and memory tables, rendered from the newest receipts.
 
 The table sits in README.md between the two marker lines below. ``--readme`` rewrites
 exactly that section; ``render_section`` is also what the test compares README against,
@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from bootmark.bench import grid as bench
 from bootmark.bench import memory
+from bootmark.bench import panel as panels
 from bootmark.core import receipts, sections, workspace
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "current_section",
     "is_current",
     "newest_full_receipt",
+    "newest_panel_receipt",
     "newest_receipts",
     "render_section",
     "replace_section",
@@ -58,23 +60,47 @@ def _has_model_cells(receipt):
     return any(cell["method"] in bench.MODEL_METHODS for cell in receipt["body"]["cells"])
 
 
-def newest_receipts(
-    bench_directory: str | None = None, memory_directory: str | None = None
-) -> tuple[str, str, str | None, str | None]:
-    """(newest full bench receipt, newest memory receipt, newest bench receipt with
-    model-based cells or None, newest "intervals" bench receipt or None), from the
-    workspace's receipt folders unless named; FileNotFoundError if either of the first
-    two is missing.
+def newest_panel_receipt(directory: str | None = None) -> str | None:
+    """The newest full-profile panel receipt (``bootmark bench --panel``) in ``directory``
+    (default: the workspace's ``receipts/panel``), or None.
 
     Parameters
     ----------
-    bench_directory, memory_directory : str, optional
-        Folders of bench and memory receipts (default: the workspace's).
+    directory : str, optional
+        A folder of panel receipts.
+
+    Returns
+    -------
+    str or None
+        The receipt's path, None when there is none.
+
+    Raises
+    ------
+    bootmark.core.receipts.ReceiptError
+        A panel receipt in the folder cannot be loaded.
+    """
+    return receipts.newest_receipt(
+        workspace.directory_for("panel", directory), "panel", lambda receipt: receipt["body"]["profile"] == "full"
+    )
+
+
+def newest_receipts(
+    bench_directory: str | None = None, memory_directory: str | None = None, panel_directory: str | None = None
+) -> tuple[str, str, str | None, str | None, str | None]:
+    """(newest full bench receipt, newest memory receipt, newest bench receipt with
+    model-based cells or None, newest "intervals" bench receipt or None, newest full panel
+    receipt or None), from the workspace's receipt folders unless named;
+    FileNotFoundError if either of the first two is missing.
+
+    Parameters
+    ----------
+    bench_directory, memory_directory, panel_directory : str, optional
+        Folders of bench, memory and panel receipts (default: the workspace's).
 
     Returns
     -------
     tuple
-        Four paths, the last two possibly None: the arguments of :func:`render_section`.
+        Five paths, the last three possibly None: the arguments of :func:`render_section`.
 
     Raises
     ------
@@ -95,7 +121,8 @@ def newest_receipts(
     intervals = receipts.newest_receipt(
         bench_directory, "bench", lambda receipt: receipt["body"]["profile"] == "intervals"
     )
-    return speed, peak, receipts.newest_receipt(bench_directory, "bench", _has_model_cells), intervals
+    model = receipts.newest_receipt(bench_directory, "bench", _has_model_cells)
+    return speed, peak, model, intervals, newest_panel_receipt(panel_directory)
 
 
 def _model_part(path):
@@ -144,6 +171,42 @@ def _interval_part(path):
     )
 
 
+def _panel_part(path):
+    """The panel cells: the engine's panel call against a loop of its single-series calls,
+    tsbootstrap's panel and its floor, each target met or MISSED."""
+    receipt = receipts.load_receipt(path)
+    provenance, body = receipt["provenance"], receipt["body"]
+    shapes = "; ".join(
+        f"`{name}`: {spec['series']:,} series of "
+        + (
+            f"n = {spec['n_min']}"
+            if spec["n_min"] == spec["n_max"]
+            else f"n from {spec['n_min']} to {spec['n_max']} (default_rng({spec['seed']}).integers("
+            f"{spec['n_low']}, {spec['n_high'] + 1}))"
+        )
+        + f", {spec['observations']:,} observations"
+        for name, spec in body["panels"].items()
+    )
+    skipped = "".join(f" Not timed: {path} ({reason})." for path, reason in body["skipped_paths"].items())
+    return (
+        f"### Panels: many series in one call\n\nFrom `{_shown(path)}` ({provenance['started_utc']}, commit "
+        f"{_short_sha(provenance)}{' (dirty)' if provenance['source']['dirty'] else ''}, "
+        f"{provenance['threads']['numba_threads']} Numba threads; tsbootstrap "
+        f"{provenance['versions'].get('tsbootstrap')}): `bootmark bench --panel`. Panels {shapes}; "
+        f"B = {body['cells'][0]['n_bootstraps']}, the mean, block length {body['block_length']} (stationary: "
+        f"mean {body['block_length']}). Per cell, median seconds of {body['samples']} interleaved rounds after "
+        f"{body['warmups']} warm-ups: `panel`, the engine's `bootstrap_reduce(Panel, ...)` in one fused pass; "
+        "`loop`, the engine's single-series call for every series (same seed, `series_id=s`: the same "
+        "statistics bit for bit, checked before timing); `tsbootstrap`, its compiled "
+        "`bootstrap_reduce_panel` on flat values and offsets; `floor`, the engine's floor summed over the "
+        "series (one call of the single-series floor per distinct length, with B times as many replicates "
+        "as series of that length). Ratios are medians of per-round ratios with 95% moving-block bootstrap "
+        f"intervals; the targets are tsbootstrap / panel ≥ {body['targets']['tsbootstrap_over_panel_min']:g} "
+        f"and panel / floor ≤ {body['targets']['panel_over_floor_max']:g}, read from the medians, MISSED "
+        f"where a cell misses one.{skipped}\n\n{panels.render_table(receipt)}\n\n{panels.render_summary(receipt)}"
+    )
+
+
 def _shown(path):
     """A receipt's path as README shows it (:meth:`bootmark.core.workspace.Workspace.shown`)."""
     return workspace.find().shown(path)
@@ -165,19 +228,24 @@ def _memory_part(path):
 
 
 def render_section(
-    path: str, memory_path: str | None = None, model_path: str | None = None, interval_path: str | None = None
+    path: str,
+    memory_path: str | None = None,
+    model_path: str | None = None,
+    interval_path: str | None = None,
+    panel_path: str | None = None,
 ) -> str:
     """The marked section: the speed table of the bench receipt at ``path`` (hardware and
-    versions first), the memory table of the receipt at ``memory_path`` if given, the
-    model-based cells of ``model_path`` and the interval costs of ``interval_path`` if
-    given.
+    versions first), the panel cells of ``panel_path`` if given, the memory table of the
+    receipt at ``memory_path`` if given, the model-based cells of ``model_path`` and the
+    interval costs of ``interval_path`` if given.
 
     Parameters
     ----------
     path : str
         A full-profile bench receipt.
-    memory_path, model_path, interval_path : str, optional
-        A memory receipt, a bench receipt with model-based cells, an intervals receipt.
+    memory_path, model_path, interval_path, panel_path : str, optional
+        A memory receipt, a bench receipt with model-based cells, an intervals receipt, a
+        panel receipt.
 
     Returns
     -------
@@ -248,6 +316,7 @@ def render_section(
         if targets
         else ""
     )
+    scaling += f"\n\n{_panel_part(panel_path)}" if panel_path else ""
     peak = f"\n\n{_memory_part(memory_path)}" if memory_path else ""
     model = f"\n\n{_model_part(model_path)}" if model_path else ""
     model += f"\n\n{_interval_part(interval_path)}" if interval_path else ""
@@ -352,7 +421,9 @@ def is_current(text: str, paths: Sequence[str | None]) -> bool:
     return current_section(text) == render_section(*paths)
 
 
-def update_readme(readme: str | None = None, directory: str | None = None) -> tuple[str, str, str | None, str | None]:
+def update_readme(
+    readme: str | None = None, directory: str | None = None
+) -> tuple[str, str, str | None, str | None, str | None]:
     """Rewrite the workspace README's scoreboard (or ``readme``'s) from the newest
     receipts; return their paths.
 

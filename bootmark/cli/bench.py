@@ -1,5 +1,6 @@
-"""The engine's bench verbs: ``bootmark bench`` (the timing grid), ``bootmark memory``
-(the peak-memory sweep) and ``bootmark scoreboard`` (their tables).
+"""The engine's bench verbs: ``bootmark bench`` (the timing grid; ``--panel``: many series
+in one call), ``bootmark memory`` (the peak-memory sweep) and ``bootmark scoreboard``
+(their tables).
 """
 
 import argparse
@@ -12,15 +13,52 @@ from bootmark.core.errors import OK, UsageError
 __all__ = ["add_bench", "add_memory", "add_scoreboard"]
 
 
-def _bench(args):
-    extras.require("arch", purpose="the bench (arch is the peer every cell is timed against)")
-    # late: loads the engine (numba), which `--version`, `--help` and `init` must not
-    from bootmark.bench import grid as bench
-
+def _check_rounds(args):
     if args.samples < 3 or args.warmups < 0:
         raise UsageError(
             f"--samples must be at least 3 (got {args.samples}) and --warmups at least 0 (got {args.warmups})"
         )
+
+
+def _panel_bench(args):
+    """``bootmark bench --panel``: the panel cells (bootmark.bench.panel), a ``panel`` receipt."""
+    extras.require(
+        "tsbootstrap", purpose="bootmark bench --panel (tsbootstrap's panel is the peer every cell is timed against)"
+    )
+    _check_rounds(args)
+    if args.intervals:
+        raise UsageError("pass at most one of --panel and --intervals")
+    # late: loads the engine (numba), which `--version`, `--help` and `init` must not
+    from bootmark.bench import panel
+
+    profile = "quick" if args.quick else "full"
+    try:
+        chosen = panel.select(panel.cells(profile), panel.parse_filters(args.cells))
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    if not chosen:
+        raise UsageError(
+            f"no panel cell of the {profile} profile matches {args.cells!r}; its panels are "
+            f"{', '.join(spec.name for spec in panel.PANELS[profile])}, its methods {', '.join(panel.METHODS)}"
+        )
+    check_receipt_folder(args.output_dir, "panel", args.no_write)
+    receipt = panel.run_panel(
+        chosen, args.warmups, args.samples, "custom" if args.cells else profile, show_progress=not args.no_progress
+    )
+    print(panel.render_table(receipt))
+    print(panel.render_summary(receipt))
+    write_receipt(receipt, args.output_dir, "panel", args.no_write)
+    return OK
+
+
+def _bench(args):
+    if args.panel:
+        return _panel_bench(args)
+    extras.require("arch", purpose="the bench (arch is the peer every cell is timed against)")
+    # late: loads the engine (numba), which `--version`, `--help` and `init` must not
+    from bootmark.bench import grid as bench
+
+    _check_rounds(args)
     if args.quick and args.intervals:
         raise UsageError("pass at most one of --quick and --intervals")
     profile = "quick" if args.quick else "intervals" if args.intervals else "full"
@@ -82,10 +120,21 @@ def add_bench(commands):
         help="what the studentized and calibrated intervals cost against the percentile interval "
         "(MovingBlock('auto'), B = 999, S1-length's n)",
     )
+    timed.add_argument(
+        "--panel",
+        action="store_true",
+        help="panels instead of the grid: 2,000 series of n = 200 and 400 ragged ones (n 55 to 1,983), B = 999, "
+        "the engine's panel call against a loop of single-series calls, tsbootstrap's bootstrap_reduce_panel "
+        "and the engine's floor; a `panel` receipt in receipts/panel (see bootmark/bench/panel.py); with "
+        "--quick: 20 series, B = 49; --cells takes panel= and method=",
+    )
     timed.add_argument("--cells", default="", help="filter such as method=iid,n=2000,B=999 or sentinel=false")
     timed.add_argument("--warmups", type=int, default=3, help="untimed runs per path before timing (default 3)")
     timed.add_argument("--samples", type=int, default=15, help="interleaved timed rounds per cell (default 15)")
-    timed.add_argument("--output-dir", help="where the receipt goes (default: the workspace's receipts/bench)")
+    timed.add_argument(
+        "--output-dir",
+        help="where the receipt goes (default: the workspace's receipts/bench; receipts/panel with --panel)",
+    )
     timed.add_argument("--no-write", action="store_true", help="print the table but write no receipt")
     timed.add_argument("--no-progress", action="store_true", help="no progress bar")
     timed.set_defaults(handler=_bench)

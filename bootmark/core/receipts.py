@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = 1
-KINDS = ("bench", "memory", "study", "truth", "process", "gate", "gatecheck", "gatesuites", "record")
+KINDS = ("bench", "memory", "study", "truth", "process", "gate", "gatecheck", "gatesuites", "record", "panel")
 # Study receipts hold thousands of per-series floats: one line each would triple their size.
 COMPACT_KINDS = ("study",)
 

@@ -63,6 +63,7 @@ RECEIPT_FOLDERS = {
     "gatecheck": "gatecheck",
     "gatesuites": "gatesuites",
     "record": "records",
+    "panel": "panel",
 }
 
 CONFIG_TEMPLATE = """\

@@ -20,8 +20,9 @@ what it holds:
   the ``bootmark study verify`` command (:mod:`bootmark.site.audits`);
 * **gate** (``gate.html``, from gate receipts): every run's verdict, then its cells
   (:mod:`bootmark.site.gates`);
-* **speed** (``speed.html``, from a full bench receipt): every cell of bootmark's engine
-  grid, ratios with intervals and verdicts, every timed sample;
+* **speed** (``speed.html``, from a full bench receipt and a full panel receipt): every
+  cell of bootmark's engine grid, ratios with intervals and verdicts, every timed sample;
+  then the panel cells (``bootmark bench --panel``) against their targets;
 * **history** (``history.html``): bench receipts of the workspace and its git history in
   commit order with change points, and study receipts over commits and machines;
 * **hosts** (``hosts.html``): per bench cell and per study row, the range across machines;
@@ -141,28 +142,35 @@ def build_site(out: str, root: str | None = None, say: Callable[[str], None] | N
     # that lives only in git history (deleted since) is history, not the scoreboard.
     full = [point for point in history if point.receipt["body"]["profile"] == "full" and point.path]
     newest_full = max(full, key=lambda point: (point.finished_utc, point.name)) if full else None
+    panel_dir = os.path.join(folder, "panel")
+    panel_path = (
+        receipts.newest_receipt(panel_dir, "panel", lambda receipt: receipt["body"]["profile"] == "full")
+        if os.path.isdir(panel_dir)
+        else None
+    )
     memory_dir = os.path.join(folder, "memory")
     memory_path = receipts.newest_receipt(memory_dir, "memory") if os.path.isdir(memory_dir) else None
     studies = audit_pages.study_receipts(os.path.join(folder, "studies"))
     audits = audit_pages.newest_audits(studies)
     runs = gate_pages.gate_runs(os.path.join(folder, "gate"))
     records = receipt_history(root, record_pages.FOLDER, "record")
-    if not (history or memory_path or studies or runs or records):
+    if not (history or memory_path or studies or runs or records or panel_path):
         raise SiteError(
             f"no receipt to publish in {folder}: a site shows suite records (bootmark record), gate receipts "
-            "(bootmark gate), study receipts (bootmark study run) and bench or memory receipts (bootmark bench, "
-            "bootmark memory)"
+            "(bootmark gate), study receipts (bootmark study run) and bench, panel or memory receipts (bootmark "
+            "bench, bootmark bench --panel, bootmark memory)"
         )
     say = say or (lambda message: None)
     say(
         f"{len(records)} suite records, {len(runs)} gate runs, {len(audits)} audits, {len(history)} bench receipts"
         + (f" (newest full: {newest_full.name})" if newest_full else "")
+        + f", panel: {os.path.basename(panel_path) if panel_path else 'none'}"
         + f", memory: {os.path.basename(memory_path) if memory_path else 'none'}; drawing the charts"
     )
 
     publish, charts = Publisher(root), {}
     overview = Page("index.html", "Overview")
-    overview.blocks.append(_holdings(records, runs, audits, history, newest_full, memory_path))
+    overview.blocks.append(_holdings(records, runs, audits, history, newest_full, memory_path, panel_path))
     pages = [overview]
     if records:
         steps = record_pages.suite_steps(records)
@@ -181,6 +189,11 @@ def build_site(out: str, root: str | None = None, say: Callable[[str], None] | N
     if newest_full:
         overview.blocks.extend(engine_pages.overview_blocks(publish, newest_full.path, newest_full.receipt))
         pages.append(engine_pages.speed_page(publish, charts, newest_full.path, newest_full.receipt))
+    if panel_path:
+        if not newest_full:
+            pages.append(Page("speed.html", "Speed grid"))
+        speed = next(page for page in pages if page.filename == "speed.html")
+        speed.blocks.extend(engine_pages.panel_blocks(publish, panel_path, receipts.load_receipt(panel_path)))
     if history or studies:
         page = Page("history.html", "History")
         if history:
@@ -211,7 +224,7 @@ def build_site(out: str, root: str | None = None, say: Callable[[str], None] | N
     return sorted(files)
 
 
-def _holdings(records, runs, audits, history, newest_full, memory_path):
+def _holdings(records, runs, audits, history, newest_full, memory_path, panel_path):
     """The overview's first lines: what the workspace holds, each kind linked to its page."""
     items = []
     if records:
@@ -243,6 +256,8 @@ def _holdings(records, runs, audits, history, newest_full, memory_path):
                 *((("speed page", "speed.html"),) if newest_full else ()),
             )
         )
+    if panel_path:
+        items.append(text(("a panel receipt", "speed.html#panels"), " (many series in one call, against its targets)"))
     if memory_path:
         items.append(text(("a memory receipt", "memory.html"), " (peak memory against B)"))
     return Bullets(tuple(items))

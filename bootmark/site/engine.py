@@ -1,6 +1,7 @@
 """The site's pages of bootmark's own engine grid: speed (every cell of the newest full
-bench receipt), the bench history over commits, the hosts that measured it, and memory.
-A workspace without bench or memory receipts gets none of these pages.
+bench receipt, then the newest full panel receipt's cells), the bench history over
+commits, the hosts that measured it, and memory. A workspace without bench, panel or
+memory receipts gets none of these pages.
 
 May import: bootmark.bench, bootmark.site.model, bootmark.site.charts, bootmark.site.history.
 """
@@ -11,6 +12,7 @@ import os
 from collections.abc import Iterable, Sequence
 
 from bootmark.bench import grid as bench
+from bootmark.bench import panel as panels
 from bootmark.site.charts import history_svg, memory_svg, samples_svg, speed_svg
 from bootmark.site.history import HistoryReceipt, change_points, machine_name
 from bootmark.site.model import (
@@ -27,7 +29,7 @@ from bootmark.site.model import (
     text,
 )
 
-__all__ = ["PEERS", "history_blocks", "hosts_page", "memory_page", "overview_blocks", "speed_page"]
+__all__ = ["PEERS", "history_blocks", "hosts_page", "memory_page", "overview_blocks", "panel_blocks", "speed_page"]
 
 PEERS = ("arch", "tsbootstrap")
 
@@ -164,6 +166,112 @@ def speed_page(publish: Publisher, charts: dict, newest_path: str, newest: dict)
             )
         )
     return page
+
+
+def _seconds(seconds: float) -> Cell:
+    return Cell(f"{seconds:.3g}", seconds)
+
+
+def _target_cell(ratio: dict | None, met: bool | None) -> Cell:
+    if ratio is None:
+        return Cell("")
+    verdict = "met" if met else "MISSED"
+    return Cell(f"{interval_text(ratio)}: {verdict}", ratio["median"], css="" if met else "verdict-loss")
+
+
+def panel_blocks(publish: Publisher, panel_path: str, receipt: dict) -> list:
+    """The speed page's section on panels (``bootmark bench --panel``): per cell, the
+    engine's panel call, the loop of its single-series calls, tsbootstrap's panel and the
+    floor, with tsbootstrap / panel and panel / floor against the receipt's targets (a
+    row that misses one is marked) and loop / panel.
+
+    Parameters
+    ----------
+    publish : Publisher
+        Copies the receipts linked into the site.
+    panel_path : str
+        The newest full panel receipt's file.
+    receipt : dict
+        That receipt, loaded.
+
+    Returns
+    -------
+    list
+        Page blocks.
+    """
+    provenance, body = receipt["provenance"], receipt["body"]
+    peer_target, floor_target = panels.targets(receipt)
+    rows, misses = [], 0
+    for cell in body["cells"]:
+        paths, ratios = cell["paths"], cell["ratios"]
+        met = panels.target_verdicts(cell, peer_target, floor_target)
+        missed = met["floor"] is False or met["tsbootstrap"] is False
+        misses += missed
+        loop = ratios["loop"]
+        loop_verdict = bench.ratio_verdict(loop)
+        rows.append(
+            (
+                (
+                    Cell(cell["panel"]),
+                    Cell(cell["method"]),
+                    Cell(f"{cell['series']:,}", cell["series"]),
+                    Cell(panels.lengths_text(cell), cell["n_max"]),
+                    Cell(str(cell["n_bootstraps"]), cell["n_bootstraps"]),
+                    *(_seconds(paths[p]["median_s"]) if p in paths else Cell("") for p in panels.PATHS),
+                    _target_cell(ratios.get("tsbootstrap"), met["tsbootstrap"]),
+                    _target_cell(cell["floor_ratios"][panels.ANCHOR_PATH], met["floor"]),
+                    Cell(
+                        f"{interval_text(loop)}: {loop_verdict}",
+                        loop["median"],
+                        css="verdict-loss" if loop_verdict == "LOSS" else "",
+                    ),
+                ),
+                "loss" if missed else "",
+            )
+        )
+    shapes = "; ".join(
+        f"{name}: {spec['series']:,} series of n "
+        + (str(spec["n_min"]) if spec["n_min"] == spec["n_max"] else f"{spec['n_min']} to {spec['n_max']}")
+        for name, spec in body["panels"].items()
+    )
+    return [
+        Heading(2, "Panels: many series in one call", "panels"),
+        text(
+            f"From {os.path.basename(panel_path)} ({machine_name(provenance)}, commit {commit_text(provenance)}, "
+            f"{provenance.get('finished_utc', provenance['started_utc'])}): ",
+            ("the receipt", publish.link(panel_path)),
+            f". {shapes}; the mean, medians of {body['samples']} interleaved rounds in seconds. ",
+            ("panel", None, True),
+            " is the engine's one fused panel call, ",
+            ("loop", None, True),
+            " its single-series call for every series (the same statistics, bit for bit), ",
+            ("tsbootstrap", None, True),
+            f" its compiled panel (version {provenance['versions'].get('tsbootstrap')}), ",
+            ("floor", None, True),
+            f" the engine's floor summed over the series. Targets: tsbootstrap / panel at least {peer_target:g}, "
+            f"panel / floor at most {floor_target:g}, on the medians; {misses} of {len(rows)} cells miss one "
+            "(marked).",
+        ),
+        Table(
+            "Every panel cell of the newest full panel receipt (seconds per call; ratios with 95% intervals)",
+            (
+                "panel",
+                "method",
+                "series",
+                "n",
+                "B",
+                "panel s",
+                "loop s",
+                "tsbootstrap s",
+                "floor s",
+                f"tsbootstrap / panel (target ≥ {peer_target:g})",
+                f"panel / floor (target ≤ {floor_target:g})",
+                "loop / panel",
+            ),
+            tuple(rows),
+            frozenset({2, 3, 4, 5, 6, 7, 8}),
+        ),
+    ]
 
 
 def overview_blocks(publish: Publisher, newest_path: str, newest: dict) -> list:
