@@ -172,7 +172,8 @@ def _from_rows(items, labels):
     for i, row in enumerate(items):
         if len(row) != width:
             raise _shape_error(
-                f"ragged rows: row 0 has {width} values, row {i} has {len(row)}", "pass equal-length rows"
+                f"ragged rows: row 0 has {width} values, row {i} has {len(row)}",
+                "pass equal-length rows, or, for many series of different lengths, a Panel (Panel.from_series)",
             )
         if any(isinstance(v, (list, tuple)) for v in row):
             raise _shape_error("3-D input", _FIX_DIMENSIONS)

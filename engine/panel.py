@@ -224,12 +224,19 @@ class Panel:
             )
         for argument, column in (("id", id), ("value", value), ("time", time)):
             if column is not None and column not in frame.columns:
-                raise panel_error(argument, f"no column {column!r} in the frame", f"name one of {list(frame.columns)}")
+                hint = "; it names an index level: frame.reset_index() first" if column in frame.index.names else ""
+                raise panel_error(
+                    argument, f"no column {column!r} in the frame{hint}", f"name one of {list(frame.columns)}"
+                )
         codes, uniques = pd.factorize(frame[id], sort=False)
         if (codes < 0).any():
             row = frame.index[int(np.argmax(codes < 0))]
             raise panel_error("id", f"missing id at row {row!r}", "give every row a series id, or drop the row")
         if time is not None:
+            missing = frame[time].isna().to_numpy()
+            if missing.any():
+                row = frame.index[int(np.argmax(missing))]
+                raise panel_error("time", f"missing time at row {row!r}", "give every row a time, or drop the row")
             order = np.lexsort((frame[time].to_numpy(), codes))
             times = frame[time].to_numpy()[order]
             same = (codes[order][1:] == codes[order][:-1]) & (times[1:] == times[:-1])
@@ -237,7 +244,7 @@ class Panel:
                 k = int(np.argmax(same))
                 raise panel_error(
                     "time",
-                    f"time {times[k]!r} repeats in series {uniques[codes[order][k]]!r}",
+                    f"time {_plain(times[k])!r} repeats in series {_plain(uniques[codes[order][k]])!r}",
                     "aggregate the repeated observations first",
                 )
         else:
@@ -253,6 +260,14 @@ class Panel:
 
     def __len__(self) -> int:
         return self.offsets.shape[0] - 1
+
+    def __repr__(self) -> str:
+        lengths = self.lengths
+        names = [repr(name) for name in self.ids]
+        if len(names) > 4:  # a panel of thousands of series: its first ids and its last
+            names = [*names[:3], "...", names[-1]]
+        shown = ", ".join(names)
+        return f"Panel({len(self)} series, n = {lengths.min()} .. {lengths.max()}, ids ({shown}))"
 
     @property
     def lengths(self) -> np.ndarray:
@@ -275,6 +290,11 @@ class Panel:
         """Series [first, last) as a panel of their own (ids kept)."""
         low, high = int(self.offsets[first]), int(self.offsets[last])
         return Panel(self.values[low:high], self.offsets[first : last + 1] - low, self.ids[first:last], self.pandas)
+
+
+def _plain(value):
+    """A numpy scalar as its Python value, for messages (``1940.0``, not ``np.float64(1940.0)``)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _check_series(values, offsets, ids):
@@ -401,7 +421,7 @@ def _indexed(values, panel, columns=None):
         return values
     import pandas as pd  # the panel came from pandas, so it is loaded
 
-    index = pd.Index(panel.ids)
+    index = pd.Index(panel.ids, name="series")
     if values.ndim == 1:
         return pd.Series(values, index=index)
     return pd.DataFrame(values, index=index, columns=columns)

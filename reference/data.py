@@ -28,7 +28,10 @@ def range_error(value, where):
     )
 
 
-FIX_TYPE = "pass numbers: a list, a numpy array or a pandas Series/DataFrame of floats"
+FIX_TYPE = (
+    "pass numbers: a list, a numpy array or a pandas Series/DataFrame of floats"
+    " (many series, e.g. a dict of them: a Panel, Panel.from_series)"
+)
 
 
 @dataclass(frozen=True)
@@ -136,7 +139,7 @@ def as_series(x):
                     ErrorCode.DATA_SHAPE,
                     "x",
                     f"ragged rows: row 0 has {width} values, row {i} has {len(row)}",
-                    "pass equal-length rows",
+                    "pass equal-length rows, or, for many series of different lengths, a Panel (Panel.from_series)",
                 )
             if any(isinstance(v, (list, tuple)) for v in row):
                 raise InvalidDataError(

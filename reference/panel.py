@@ -77,7 +77,7 @@ def check_offsets(offsets: Sequence[Any], total: int) -> tuple[int, ...]:
         ) from None
     checked = [as_integer(v, "offsets", ErrorCode.PANEL, "pass integer row offsets") for v in items]
     if len(checked) < 2:
-        raise panel_error("offsets", f"{len(checked)} offset(s): a panel of S series needs S + 1, starting at 0")
+        raise panel_error("offsets", "no series: a panel of S >= 1 series has S + 1 offsets, starting at 0")
     if checked[0] != 0 or checked[-1] != total:
         raise panel_error(
             "offsets", f"must start at 0 and end at len(values) = {total}, got {checked[0]} ... {checked[-1]}"
@@ -149,6 +149,13 @@ def panel_seeds(seed: Any, ids: tuple[Hashable, ...], fresh: int | None = None, 
     if spread is not None:
         seeds = []
         for name, value in zip(ids, spread, strict=True):
+            if value is None:  # fresh entropy per series would be unrecorded: refused
+                raise ParameterTypeError(
+                    ErrorCode.SEED,
+                    f"{series_argument(name)}.seed",
+                    "expected an integer, got None (a panel's per-series seeds are all given)",
+                    "pass an int for every series, or seed=None once for the whole panel",
+                )
             try:
                 seeds.append(check_seed(value))
             except BootmarkError as error:
