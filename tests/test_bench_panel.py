@@ -54,7 +54,7 @@ def test_the_quick_receipt_validates_round_trips_and_renders(quick_receipt, tmp_
     for cell in body["cells"]:
         assert cell["series"] == 20 and cell["n_bootstraps"] == 49 and cell["loop_identical"] is True
         assert cell["fused"] is True
-        expected = {"panel", "loop", "floor"} | ({"tsbootstrap"} if HAVE_TSBOOTSTRAP else set())
+        expected = {"panel", "loop", "floor", "floor_per_call"} | ({"tsbootstrap"} if HAVE_TSBOOTSTRAP else set())
         assert set(cell["paths"]) == expected
         assert all(len(timing["samples_s"]) == 3 for timing in cell["paths"].values())
     square, ragged = body["cells"][0], body["cells"][3]
@@ -63,13 +63,16 @@ def test_the_quick_receipt_validates_round_trips_and_renders(quick_receipt, tmp_
 
     table = bench_panel.render_table(quick_receipt).splitlines()
     assert len(table) == 2 + 6
-    assert table[0].startswith("| panel | method | series | n | B | panel s | loop s | tsbootstrap s | floor s |")
+    assert table[0].startswith(
+        "| panel | method | series | n | B | panel s | loop s | tsbootstrap s | floor s | floor per-call s |"
+    )
     assert re.match(r"\| square \| iid \| 20 \| 200 \| 49 \| ", table[2])
     ragged_row = table[5].split(" | ")
     assert ragged_row[3] == f"{ragged['n_min']}–{ragged['n_max']}"
     for line, cell in zip(table[2:], body["cells"], strict=True):
-        floor = cell["floor_ratios"]["panel"]["median"]
-        assert (f"{floor:.2f} (" in line) and (("met" if floor <= 1.2 else "MISSED") in line)
+        net, gross = cell["floor_ratios"]["panel_net"]["median"], cell["floor_ratios"]["panel"]["median"]
+        assert net >= gross  # the net floor is the lower bar
+        assert f"| {net:.2f} (" in line and f"): {'met' if net <= 1.2 else 'MISSED'} | {gross:.2f} (" in line
     assert "tsbootstrap / panel ≥ 3: met in" in bench_panel.render_summary(quick_receipt)
 
     part = scoreboard._panel_part(path)
@@ -89,7 +92,7 @@ def test_the_schema_refuses_a_doctored_receipt(quick_receipt):
     not_identical = copy.deepcopy(quick_receipt)
     not_identical["body"]["cells"][0]["loop_identical"] = False
     no_floor = copy.deepcopy(quick_receipt)
-    del no_floor["body"]["cells"][1]["paths"]["floor"]
+    del no_floor["body"]["cells"][1]["paths"]["floor_per_call"]
     unknown_method = copy.deepcopy(quick_receipt)
     unknown_method["body"]["cells"][2]["method"] = "circular"
     for doctored, field in (
@@ -146,9 +149,12 @@ def test_the_floor_makes_one_call_per_distinct_length(monkeypatch):
     calls = []
     monkeypatch.setattr(floors, "gather_floor", lambda prefix, n, b, replicates: calls.append((n, b, replicates)))
     series = [np.zeros(30), np.ones(40), np.zeros(30), np.ones(30)]
-    run, count = bench_panel._floor_path("moving", series, 99)
-    run()
+    paths, count = bench_panel._floor_paths("moving", series, 99)
+    paths["floor"]()
     assert count == 2 and sorted(calls) == [(30, 10, 3 * 99), (40, 10, 99)]
+    calls.clear()
+    paths["floor_per_call"]()
+    assert sorted(calls) == [(30, 10, 1), (40, 10, 1)]
 
 
 def test_without_tsbootstrap_the_verb_names_the_extra_that_installs_it(monkeypatch, capsys):
@@ -208,6 +214,6 @@ def test_the_full_panels_run_for_real():
     receipt = bench_panel.run_panel(chosen, warmups=1, samples=3, profile="custom", show_progress=False)
     receipts.validate(receipt, "full moving panels")
     for cell in receipt["body"]["cells"]:
-        assert cell["fused"] and set(cell["paths"]) == {"panel", "loop", "tsbootstrap", "floor"}
+        assert cell["fused"] and set(cell["paths"]) == {"panel", "loop", "tsbootstrap", "floor", "floor_per_call"}
         # the fused panel pass beats calling the engine series by series
         assert cell["ratios"]["loop"]["median"] > 1

@@ -19,13 +19,20 @@ times:
   floor with c x B replicates (``gather_floor``, or ``stationary_gather_floor`` for
   stationary blocks, on that length's prefix sums): the sum over series of each series'
   floor, its Philox words and its gathers, with one thread start per distinct length
-  instead of one per series (the panel's call starts its threads once).
+  instead of one per series;
+* ``floor_per_call``: the same floor calls with one replicate each: what the floor's
+  calls cost beyond their replicates (a wake-up of the thread team and the call, some
+  40 to 90 us each here). The panel's one call pays that once; the floor of a ragged
+  panel pays it once per distinct length (359 times), which would lower the bar by up
+  to a third for moving blocks, so the target is read net of it.
 
 Ratios are per round, with a 95% moving-block bootstrap interval on their median:
 ``loop`` / ``panel`` and ``tsbootstrap`` / ``panel`` (> 1: the panel call is faster),
-and ``panel`` / ``floor`` (``floor_ratios``; 1 would be the floor itself). The targets
-(issue 32): tsbootstrap / panel at least 3, panel / floor at most 1.2, read from the
-medians; the rendered table says MISSED beside every cell that misses one.
+and in ``floor_ratios`` ``panel`` / ``floor`` (gross) and ``panel_net``: panel /
+(floor - floor_per_call), the floor's replicate work alone (1 would be the floor
+itself). The targets (issue 32): tsbootstrap / panel at least 3, panel / floor at most
+1.2, the latter judged on the net ratio (the stricter), both read from the medians; the
+rendered table says MISSED beside every cell that misses one.
 
 The full profile holds two panels, each with i.i.d., moving-block (b = 10) and
 stationary (mean block 10) resampling:
@@ -60,6 +67,7 @@ __all__ = [
     "ANCHOR_PATH",
     "FLOOR_TARGET",
     "METHODS",
+    "NET_FLOOR_RATIO",
     "PANELS",
     "PATHS",
     "PEER_TARGET",
@@ -82,11 +90,12 @@ __all__ = [
 
 METHODS = ("iid", "moving", "stationary")
 ANCHOR_PATH = "panel"
-PATHS = (ANCHOR_PATH, "loop", "tsbootstrap", "floor")
+PATHS = (ANCHOR_PATH, "loop", "tsbootstrap", "floor", "floor_per_call")
 STATISTIC = "mean"
 SEED = 1  # the engine's seed and tsbootstrap's random_state
 PEER_TARGET = 3.0  # issue 32: tsbootstrap's panel time at least 3x the engine's
-FLOOR_TARGET = 1.2  # issue 32: the engine's panel within 1.2x of its floor
+FLOOR_TARGET = 1.2  # issue 32: the engine's panel within 1.2x of its floor (net of the floor's per-call cost)
+NET_FLOOR_RATIO = "panel_net"  # panel / (floor - floor_per_call), the ratio the floor target is judged on
 
 
 @dataclass(frozen=True)
@@ -271,9 +280,10 @@ def _tsbootstrap_method(name):
     }[name]()
 
 
-def _floor_path(name, series, n_bootstraps):
+def _floor_paths(name, series, n_bootstraps):
     """The panel's floor: per distinct length n held by c series, the single-series floor
-    with c x B replicates on the first such series' prefix sums (module docstring)."""
+    with c x B replicates on the first such series' prefix sums; and the same calls with
+    one replicate each (module docstring). ({"floor", "floor_per_call"}, calls)."""
     from bootmark.bench import floors
 
     block_length = 1 if name == "iid" else BLOCK_LENGTH
@@ -283,12 +293,15 @@ def _floor_path(name, series, n_bootstraps):
     for x in series:
         first.setdefault(x.shape[0], x)
         counts[x.shape[0]] = counts.get(x.shape[0], 0) + 1
-    calls = [(floors.block_prefix(x, block_length), n, counts[n] * n_bootstraps) for n, x in sorted(first.items())]
+    calls = [(floors.block_prefix(x, block_length), n, counts[n]) for n, x in sorted(first.items())]
 
-    def run():
-        return [gather(prefix, n, block_length, replicates) for prefix, n, replicates in calls]
+    def floor():
+        return [gather(prefix, n, block_length, count * n_bootstraps) for prefix, n, count in calls]
 
-    return run, len(calls)
+    def per_call():
+        return [gather(prefix, n, block_length, 1) for prefix, n, _ in calls]
+
+    return {"floor": floor, "floor_per_call": per_call}, len(calls)
 
 
 def cell_paths(cell: PanelCell, skipped: Mapping[str, str]) -> tuple[dict[str, Callable[[], object]], dict]:
@@ -335,7 +348,8 @@ def cell_paths(cell: PanelCell, skipped: Mapping[str, str]) -> tuple[dict[str, C
                 backend="compiled",
             ).statistics
         )
-    paths["floor"], floor_calls = _floor_path(cell.method, series, n_bootstraps)
+    floor_paths, floor_calls = _floor_paths(cell.method, series, n_bootstraps)
+    paths.update(floor_paths)
     return paths, {"floor_calls": floor_calls}
 
 
@@ -428,6 +442,9 @@ def measure_cell(
         if not timing.all_positive(samples_s):
             raise TripwireError(f"{label}: path {path} was timed at zero or not at all; no receipt written")
     anchor = times[ANCHOR_PATH]
+    net = [floor - per_call for floor, per_call in zip(times["floor"], times["floor_per_call"], strict=True)]
+    if not timing.all_positive(net):
+        raise TripwireError(f"{label}: the floor's calls alone took as long as the floor; no receipt written")
     return {
         "panel": cell.panel.name,
         "method": cell.method,
@@ -442,9 +459,12 @@ def measure_cell(
         "loop_identical": True,  # check_statistics raised otherwise
         "paths": {path: timing.summary(s) for path, s in times.items()},
         "ratios": {
-            path: timing.median_ratio(s, anchor) for path, s in times.items() if path not in (ANCHOR_PATH, "floor")
+            path: timing.median_ratio(s, anchor) for path, s in times.items() if path in ("loop", "tsbootstrap")
         },
-        "floor_ratios": {ANCHOR_PATH: timing.median_ratio(anchor, times["floor"])},
+        "floor_ratios": {
+            ANCHOR_PATH: timing.median_ratio(anchor, times["floor"]),
+            NET_FLOOR_RATIO: timing.median_ratio(anchor, net),
+        },
     }
 
 
@@ -552,7 +572,7 @@ def targets(receipt: Mapping) -> tuple[float, float]:
 
 def target_verdicts(cell: Mapping, peer_target: float = PEER_TARGET, floor_target: float = FLOOR_TARGET) -> dict:
     """``{"tsbootstrap": met?, "floor": met?}`` of a receipt's cell, read from the medians
-    (None: tsbootstrap was not timed).
+    (None: tsbootstrap was not timed); the floor's on the net ratio (``panel_net``).
 
     Parameters
     ----------
@@ -567,14 +587,14 @@ def target_verdicts(cell: Mapping, peer_target: float = PEER_TARGET, floor_targe
 
     Examples
     --------
-    >>> cell = {"ratios": {"tsbootstrap": {"median": 2.5}}, "floor_ratios": {"panel": {"median": 1.1}}}
+    >>> cell = {"ratios": {"tsbootstrap": {"median": 2.5}}, "floor_ratios": {"panel_net": {"median": 1.1}}}
     >>> target_verdicts(cell)
     {'tsbootstrap': False, 'floor': True}
     """
     peer = cell["ratios"].get("tsbootstrap")
     return {
         "tsbootstrap": None if peer is None else peer["median"] >= peer_target,
-        "floor": cell["floor_ratios"][ANCHOR_PATH]["median"] <= floor_target,
+        "floor": cell["floor_ratios"][NET_FLOOR_RATIO]["median"] <= floor_target,
     }
 
 
@@ -600,9 +620,9 @@ def lengths_text(cell: Mapping) -> str:
 
 def render_table(receipt: dict) -> str:
     """Markdown table of a panel receipt: per cell, every path's median seconds, then
-    tsbootstrap / panel and panel / floor against the receipt's targets, each met or
-    MISSED on its median, and loop / panel with its win / LOSS / tie verdict (interval
-    above, below or across 1).
+    tsbootstrap / panel and panel / floor net of the floor's per-call cost against the
+    receipt's targets, each met or MISSED on its median, panel / floor gross, and loop /
+    panel with its win / LOSS / tie verdict (interval above, below or across 1).
 
     Parameters
     ----------
@@ -616,9 +636,10 @@ def render_table(receipt: dict) -> str:
     """
     peer_target, floor_target = targets(receipt)
     lines = [
-        "| panel | method | series | n | B | panel s | loop s | tsbootstrap s | floor s | tsbootstrap / panel "
-        f"(target ≥ {peer_target:g}) | panel / floor (target ≤ {floor_target:g}) | loop / panel |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|",
+        "| panel | method | series | n | B | panel s | loop s | tsbootstrap s | floor s | floor per-call s | "
+        f"tsbootstrap / panel (target ≥ {peer_target:g}) | panel / net floor (target ≤ {floor_target:g}) | "
+        "panel / floor, gross | loop / panel |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---|",
     ]
     for cell in receipt["body"]["cells"]:
         paths, ratios = cell["paths"], cell["ratios"]
@@ -626,12 +647,13 @@ def render_table(receipt: dict) -> str:
         seconds = [f"{paths[p]['median_s']:.3g}" if p in paths else "–" for p in PATHS]
         peer = ratios.get("tsbootstrap")
         peer_text = "–" if peer is None else f"{_ratio_text(peer)}: {'met' if met['tsbootstrap'] else 'MISSED'}"
-        floor_text = f"{_ratio_text(cell['floor_ratios'][ANCHOR_PATH])}: {'met' if met['floor'] else 'MISSED'}"
+        floors = cell["floor_ratios"]
+        floor_text = f"{_ratio_text(floors[NET_FLOOR_RATIO])}: {'met' if met['floor'] else 'MISSED'}"
         loop = ratios["loop"]
         lines.append(
             f"| {cell['panel']} | {cell['method']} | {cell['series']:,} | {lengths_text(cell)} | "
             f"{cell['n_bootstraps']} | {' | '.join(seconds)} | {peer_text} | {floor_text} | "
-            f"{_ratio_text(loop)}: {grid.ratio_verdict(loop)} |"
+            f"{_ratio_text(floors[ANCHOR_PATH])} | {_ratio_text(loop)}: {grid.ratio_verdict(loop)} |"
         )
     return "\n".join(lines)
 
@@ -654,5 +676,5 @@ def render_summary(receipt: dict) -> str:
     floor = [v["floor"] for v in verdicts]
     return (
         f"tsbootstrap / panel ≥ {peer_target:g}: met in {sum(peer)} of {len(peer)} cells; "
-        f"panel / floor ≤ {floor_target:g}: met in {sum(floor)} of {len(floor)} cells."
+        f"panel / net floor ≤ {floor_target:g}: met in {sum(floor)} of {len(floor)} cells."
     )
