@@ -79,10 +79,12 @@ __all__ = [
     "measure_cell",
     "panel_data",
     "parse_filters",
+    "peer_floor",
     "lengths_text",
     "render_summary",
     "render_table",
     "run_panel",
+    "seconds_text",
     "select",
     "target_verdicts",
     "targets",
@@ -544,6 +546,52 @@ def run_panel(
     return receipts.seal("panel", started, body)
 
 
+def seconds_text(seconds: float) -> str:
+    """Seconds to three significant figures, never in exponent form.
+
+    Parameters
+    ----------
+    seconds : float
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> seconds_text(0.42391), seconds_text(1.0842), seconds_text(9.56e-05)
+    ('0.424', '1.08', '0.0000956')
+    """
+    return np.format_float_positional(seconds, precision=3, fractional=False, trim="-")
+
+
+def peer_floor(cell: Mapping) -> float | None:
+    """tsbootstrap's median time over the net floor's (floor minus its per-call cost):
+    the ratio to tsbootstrap that an engine doing only the floor's work would reach, None
+    when tsbootstrap was not timed. A cell that misses the tsbootstrap target where this
+    reaches it misses through the engine's own cost.
+
+    Parameters
+    ----------
+    cell : mapping
+        A panel receipt's cell.
+
+    Returns
+    -------
+    float or None
+
+    Examples
+    --------
+    >>> paths = {"tsbootstrap": 1.2, "floor": 0.35, "floor_per_call": 0.05}
+    >>> round(peer_floor({"paths": {k: {"median_s": v} for k, v in paths.items()}}), 6)
+    4.0
+    """
+    paths = cell["paths"]
+    if "tsbootstrap" not in paths:
+        return None
+    return paths["tsbootstrap"]["median_s"] / (paths["floor"]["median_s"] - paths["floor_per_call"]["median_s"])
+
+
 def _ratio_text(ratio: Mapping[str, float]) -> str:
     return f"{ratio['median']:.2f} ({ratio['ci_low']:.2f}-{ratio['ci_high']:.2f})"
 
@@ -621,8 +669,9 @@ def lengths_text(cell: Mapping) -> str:
 def render_table(receipt: dict) -> str:
     """Markdown table of a panel receipt: per cell, every path's median seconds, then
     tsbootstrap / panel and panel / floor net of the floor's per-call cost against the
-    receipt's targets, each met or MISSED on its median, panel / floor gross, and loop /
-    panel with its win / LOSS / tie verdict (interval above, below or across 1).
+    receipt's targets, each met or MISSED on its median (a tsbootstrap miss says whether
+    the floor itself reaches the target, :func:`peer_floor`), panel / floor gross, and
+    loop / panel with its win / LOSS / tie verdict (interval above, below or across 1).
 
     Parameters
     ----------
@@ -644,9 +693,12 @@ def render_table(receipt: dict) -> str:
     for cell in receipt["body"]["cells"]:
         paths, ratios = cell["paths"], cell["ratios"]
         met = target_verdicts(cell, peer_target, floor_target)
-        seconds = [f"{paths[p]['median_s']:.3g}" if p in paths else "–" for p in PATHS]
+        seconds = [seconds_text(paths[p]["median_s"]) if p in paths else "–" for p in PATHS]
         peer = ratios.get("tsbootstrap")
         peer_text = "–" if peer is None else f"{_ratio_text(peer)}: {'met' if met['tsbootstrap'] else 'MISSED'}"
+        if met["tsbootstrap"] is False:
+            reach = peer_floor(cell)
+            peer_text += f" ({'the' if reach >= peer_target else 'even the'} floor is {reach:.1f}x)"
         floors = cell["floor_ratios"]
         floor_text = f"{_ratio_text(floors[NET_FLOOR_RATIO])}: {'met' if met['floor'] else 'MISSED'}"
         loop = ratios["loop"]

@@ -185,7 +185,7 @@ def _panel_part(path):
             f"{spec['n_low']}, {spec['n_high'] + 1}))"
         )
         + f", {spec['observations']:,} observations"
-        for name, spec in body["panels"].items()
+        for name, spec in ((name, body["panels"][name]) for name in dict.fromkeys(c["panel"] for c in body["cells"]))
     )
     skipped = "".join(f" Not timed: {path} ({reason})." for path, reason in body["skipped_paths"].items())
     return (

@@ -169,7 +169,7 @@ def speed_page(publish: Publisher, charts: dict, newest_path: str, newest: dict)
 
 
 def _seconds(seconds: float) -> Cell:
-    return Cell(f"{seconds:.3g}", seconds)
+    return Cell(panels.seconds_text(seconds), seconds)
 
 
 def _target_cell(ratio: dict | None, met: bool | None) -> Cell:
@@ -231,9 +231,9 @@ def panel_blocks(publish: Publisher, panel_path: str, receipt: dict) -> list:
             )
         )
     shapes = "; ".join(
-        f"{name}: {spec['series']:,} series of n "
-        + (str(spec["n_min"]) if spec["n_min"] == spec["n_max"] else f"{spec['n_min']} to {spec['n_max']}")
-        for name, spec in body["panels"].items()
+        f"{name}: {spec['series']:,} series of "
+        + (f"n = {spec['n_min']}" if spec["n_min"] == spec["n_max"] else f"n from {spec['n_min']} to {spec['n_max']}")
+        for name, spec in ((name, body["panels"][name]) for name in dict.fromkeys(c["panel"] for c in body["cells"]))
     )
     return [
         Heading(2, "Panels: many series in one call", "panels"),
