@@ -404,7 +404,7 @@ def fused_replicates(panel, methods, statistic, n_bootstraps, seeds):
     algebra = np.array(
         [kind in (kernels.MEAN, kernels.VAR, kernels.STD) and not isinstance(m, IID) for m in methods], dtype=np.bool_
     )
-    values = panel.values[None, :]
+    values = panel.values
     out = np.empty((count, n_bootstraps, width))
     kernels.panel_reduce(
         plans, _work_items(count, n_bootstraps), panel.offsets, roots, algebra, values, kind, levels, out

@@ -778,9 +778,11 @@ def _panel_task(
             lengths[:spare],
         )
         table = tables[table_offsets[s] : table_offsets[s + 1]]
-        columns = values[:, low:high]
+        # (1, n) and (1, n + 1) views reshaped from contiguous 1-D slices: C layout, as
+        # the single call's arrays are (a 2-D slice would be strided, and slower)
+        columns = values[low:high].reshape((1, n))
         if algebra[s]:
-            sums, squares = sums_prefix[:, : n + 1], squares_prefix[:, : n + 1]
+            sums, squares = sums_prefix[: n + 1].reshape((1, n + 1)), squares_prefix[: n + 1].reshape((1, n + 1))
             _centred_prefixes(columns, means, centred[:n], sums, squares)
             _block_mean_var_task(
                 first,
@@ -830,10 +832,10 @@ def _panel_task(
 
 @njit(cache=True)
 def panel_points(kind, levels, values, offsets, out):
-    """out[s] = the statistic (``KIND_CODES``) of series s of the packed ``values`` (a
-    (1, total) array) with row ``offsets``: what ``reduce_column`` gives on its copy."""
+    """out[s] = the statistic (``KIND_CODES``) of series s of the packed ``values`` (1-D)
+    with row ``offsets``: what ``reduce_column`` gives on its copy."""
     for s in range(offsets.shape[0] - 1):
-        copy = values[0, offsets[s] : offsets[s + 1]].copy()
+        copy = values[offsets[s] : offsets[s + 1]].copy()
         reduce_column(kind, levels, copy, out[s], 0)
 
 
@@ -844,7 +846,8 @@ def panel_reduce(plans, items, offsets, roots, algebra, values, kind, levels, ou
     start count and scale, wrap, geometric table), ``items`` the (series, first, last)
     work items, ``roots`` three (S,) uint64 arrays (root lo, root hi, series word),
     ``algebra`` (S,) bools: block algebra (``block_mean_var``) or the gather kernel
-    (``gather_reduce``), as the single call picks; ``values`` is (1, total).
+    (``gather_reduce``), as the single call picks; ``values`` is every series' values
+    packed end to end (1-D).
     """
     tables = [plan.table for plan in plans]
     table_offsets = np.zeros(len(plans) + 1, dtype=np.int64)
@@ -865,8 +868,8 @@ def panel_reduce(plans, items, offsets, roots, algebra, values, kind, levels, ou
             new_scratch_sized(n_max, words_max),
             np.empty(1),
             np.empty(n_max),
-            np.empty((1, n_max + 1)),
-            np.empty((1, n_max + 1)),
+            np.empty(n_max + 1),
+            np.empty(n_max + 1),
         )
 
     run_replicates(
