@@ -34,6 +34,7 @@ import numpy as np
 from bootmark.reference.errors import BootmarkError, DataTypeError, ErrorCode, ParameterTypeError
 from bootmark.reference.panel import (
     PANEL_FIX,
+    ByIds,
     check_ids,
     check_offsets,
     check_panel_seed_type,
@@ -41,6 +42,7 @@ from bootmark.reference.panel import (
     panel_error,
     panel_methods,
     panel_seeds,
+    position_of,
     renamed,
     series_argument,
 )
@@ -276,10 +278,7 @@ class Panel:
 
     def position(self, name: Hashable) -> int:
         """The position of the series named ``name`` (KeyError if none)."""
-        try:
-            return self.ids.index(name)
-        except ValueError:
-            raise KeyError(name) from None
+        return position_of(self.ids, name)
 
     def series(self, name: Hashable) -> np.ndarray:
         """The values of the series named ``name`` (a read-only view)."""
@@ -428,7 +427,7 @@ def _indexed(values, panel, columns=None):
 
 
 @dataclass(frozen=True)
-class PanelReduceResult:
+class PanelReduceResult(ByIds):
     """The bootstrap distributions of a statistic for every series of a panel.
 
     ``result[id]`` is series ``id``'s :class:`ReduceResult`, bit for bit what its
@@ -481,17 +480,7 @@ class PanelReduceResult:
     fused: bool = True
     series_result: Callable[[int], Any] = field(default=None, repr=False, compare=False)
 
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def __iter__(self) -> Iterator[Hashable]:
-        return iter(self.ids)
-
-    def __getitem__(self, name: Hashable) -> Any:
-        try:
-            s = self.ids.index(name)
-        except ValueError:
-            raise KeyError(name) from None
+    def _series(self, s: int) -> Any:
         return self.series_result(s)
 
     def standard_error(self) -> Any:
@@ -524,7 +513,7 @@ class PanelReduceResult:
 
 
 @dataclass(frozen=True)
-class PanelInterval:
+class PanelInterval(ByIds):
     """A confidence interval for every series of a panel; unpacks as (lower, upper, point).
 
     ``result[id]`` is series ``id``'s :class:`ConfidenceInterval`, bit for bit its
@@ -565,14 +554,8 @@ class PanelInterval:
     def __iter__(self) -> Iterator[Any]:
         return iter((self.lower, self.upper, self.point))
 
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def __getitem__(self, name: Hashable) -> Any:
-        try:
-            return self.intervals[self.ids.index(name)]
-        except ValueError:
-            raise KeyError(name) from None
+    def _series(self, s: int) -> Any:
+        return self.intervals[s]
 
     def to_frame(self) -> pd.DataFrame:
         """One row per series, indexed by the ids: ``lower``, ``upper``, ``point`` (one
@@ -594,7 +577,7 @@ class PanelInterval:
 
 
 @dataclass(frozen=True)
-class PanelBootstraps:
+class PanelBootstraps(ByIds):
     """Every series' :class:`BootstrapResult`, keyed by the ids (``result[id]``);
     returned by :func:`bootstrap` for a :class:`Panel`. Rows are drawn on demand."""
 
@@ -602,17 +585,8 @@ class PanelBootstraps:
     results: tuple[Any, ...] = field(repr=False)
     seed: int | tuple[int, ...] = 0
 
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def __iter__(self) -> Iterator[Hashable]:
-        return iter(self.ids)
-
-    def __getitem__(self, name: Hashable) -> Any:
-        try:
-            return self.results[self.ids.index(name)]
-        except ValueError:
-            raise KeyError(name) from None
+    def _series(self, s: int) -> Any:
+        return self.results[s]
 
 
 @dataclass(frozen=True)

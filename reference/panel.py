@@ -131,6 +131,34 @@ def per_series(value: Any, ids: tuple[Hashable, ...], argument: str) -> tuple[An
     return None
 
 
+def position_of(ids: tuple[Hashable, ...], name: Hashable) -> int:
+    """The position of the series named ``name`` among ``ids`` (KeyError if none)."""
+    try:
+        return ids.index(name)
+    except ValueError:
+        raise KeyError(name) from None
+
+
+class ByIds:
+    """Per-series results looked up by id, for every panel record of both twins:
+    ``len``, iteration over ``ids`` in panel order, and ``record[id]`` (KeyError for an
+    id the panel does not have), which is ``_series(position)``."""
+
+    ids: tuple[Hashable, ...]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __iter__(self) -> Iterator[Hashable]:
+        return iter(self.ids)
+
+    def __getitem__(self, name: Hashable) -> Any:
+        return self._series(position_of(self.ids, name))
+
+    def _series(self, s: int) -> Any:
+        raise NotImplementedError  # each record says where series s's result is
+
+
 @dataclass(frozen=True)
 class PanelSeeds:
     """How a panel's series are seeded: ``seeds[s]`` and ``series_ids[s]`` are series s's
@@ -261,10 +289,7 @@ class Panel:
 
     def position(self, name: Hashable) -> int:
         """The position of the series named ``name``."""
-        try:
-            return self.ids.index(name)
-        except ValueError:
-            raise KeyError(name) from None
+        return position_of(self.ids, name)
 
     def series(self, name: Hashable) -> list[float]:
         """The values of the series named ``name`` (a new list)."""
@@ -285,7 +310,7 @@ def check_panel_seed_type(seed: Any) -> None:
 
 
 @dataclass(frozen=True)
-class PanelResults:
+class PanelResults(ByIds):
     """Per-series results of a panel call, keyed by the panel's ids (the reference's
     results: each is exactly the single-series call's).
 
@@ -297,17 +322,8 @@ class PanelResults:
     results: tuple[Any, ...]
     seed: int | tuple[int, ...]
 
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def __iter__(self) -> Iterator[Hashable]:
-        return iter(self.ids)
-
-    def __getitem__(self, name: Hashable) -> Any:
-        try:
-            return self.results[self.ids.index(name)]
-        except ValueError:
-            raise KeyError(name) from None
+    def _series(self, s: int) -> Any:
+        return self.results[s]
 
     def items(self) -> Iterator[tuple[Hashable, Any]]:
         """(id, result) pairs in panel order."""

@@ -1,7 +1,7 @@
 """``bootmark bench --panel`` (bootmark/bench/panel.py): panels timed against a loop of
 single-series calls, tsbootstrap's panel and the engine's floor.
 
-Fast: a tiny panel (20 series, B = 49) run for real gives a receipt that validates
+Fast: a small panel (200 and 40 series, B = 999) run for real gives a receipt that validates
 against panel.schema.json, survives a write and a load, and renders as a table in the
 scoreboard and on the site; the schema refuses a doctored receipt (a loop that was not
 identical, a cell without its floor); the tripwire stops a run whose loop differs from
@@ -35,7 +35,7 @@ HAVE_TSBOOTSTRAP = importlib.util.find_spec("tsbootstrap") is not None
 
 @pytest.fixture(scope="module")
 def quick_receipt():
-    """A real run of the quick profile: 2 panels x 3 methods, 20 series, B = 49."""
+    """A real run of the quick profile: 2 panels x 3 methods, 200 and 40 series, B = 999."""
     return bench_panel.run_panel(bench_panel.cells("quick"), warmups=1, samples=3, profile="quick", show_progress=False)
 
 
@@ -52,21 +52,22 @@ def test_the_quick_receipt_validates_round_trips_and_renders(quick_receipt, tmp_
         (panel, method) for panel in ("square", "ragged") for method in bench_panel.METHODS
     ]
     for cell in body["cells"]:
-        assert cell["series"] == 20 and cell["n_bootstraps"] == 49 and cell["loop_identical"] is True
+        assert cell["series"] == (200 if cell["panel"] == "square" else 40)
+        assert cell["n_bootstraps"] == 999 and cell["loop_identical"] is True
         assert cell["fused"] is True
         expected = {"panel", "loop", "floor", "floor_per_call"} | ({"tsbootstrap"} if HAVE_TSBOOTSTRAP else set())
         assert set(cell["paths"]) == expected
         assert all(len(timing["samples_s"]) == 3 for timing in cell["paths"].values())
     square, ragged = body["cells"][0], body["cells"][3]
-    assert square["floor_calls"] == 1  # one length: one floor call with 20 x B replicates
-    assert ragged["floor_calls"] == body["panels"]["ragged"]["distinct_lengths"] == 20
+    assert square["floor_calls"] == 1  # one length: one floor call with 200 x B replicates
+    assert ragged["floor_calls"] == body["panels"]["ragged"]["distinct_lengths"] == 40
 
     table = bench_panel.render_table(quick_receipt).splitlines()
     assert len(table) == 2 + 6
     assert table[0].startswith(
         "| panel | method | series | n | B | panel s | loop s | tsbootstrap s | floor s | floor per-call s |"
     )
-    assert re.match(r"\| square \| iid \| 20 \| 200 \| 49 \| ", table[2])
+    assert re.match(r"\| square \| iid \| 200 \| 200 \| 999 \| ", table[2])
     ragged_row = table[5].split(" | ")
     assert ragged_row[3] == f"{ragged['n_min']}–{ragged['n_max']}"
     for line, cell in zip(table[2:], body["cells"], strict=True):
@@ -120,7 +121,7 @@ def test_the_tripwire_stops_a_loop_that_differs_from_the_panel_by_one_bit():
         return statistics
 
     assert bench_panel.check_statistics(paths, cell, "honest") == {"fused": True}
-    with pytest.raises(TripwireError, match="differ from the single-series loop's in 1 of 980 places"):
+    with pytest.raises(TripwireError, match="differ from the single-series loop's in 1 of 199800 places"):
         bench_panel.check_statistics(dict(paths, loop=one_bit_off), cell, "doctored")
 
 

@@ -42,7 +42,8 @@ stationary (mean block 10) resampling:
   (n from 55 to 1,983, 393,509 observations).
 
 The values are numpy's standard normals from the same generator, after the lengths.
-The quick profile is the same with 20 series and B = 49 (a smoke test, not a figure).
+The quick profile is the same with 200 square and 40 ragged series (a smoke test, not a
+figure; smaller panels or B leave the floor's replicates below its per-call cost).
 Tripwires stop the run before anything is written: a path timed at zero, a non-finite
 statistic, or the loop's statistics differing from the panel's in a single bit.
 """
@@ -78,7 +79,6 @@ __all__ = [
     "check_statistics",
     "measure_cell",
     "panel_data",
-    "parse_filters",
     "peer_floor",
     "lengths_text",
     "render_summary",
@@ -133,9 +133,9 @@ class PanelSpec:
 
 PANELS = {
     "full": (PanelSpec("square", 2000, 200, 200, 32), PanelSpec("ragged", 400, 50, 2000, 32)),
-    "quick": (PanelSpec("square", 20, 200, 200, 32), PanelSpec("ragged", 20, 50, 2000, 32)),
+    "quick": (PanelSpec("square", 200, 200, 200, 32), PanelSpec("ragged", 40, 50, 2000, 32)),
 }
-REPLICATES = {"full": 999, "quick": 49}
+REPLICATES = {"full": 999, "quick": 999}
 
 
 @dataclass(frozen=True)
@@ -176,34 +176,6 @@ def cells(profile: str) -> list[PanelCell]:
     return [PanelCell(spec, method, REPLICATES[profile]) for spec in PANELS[profile] for method in METHODS]
 
 
-def parse_filters(text: str) -> dict[str, str]:
-    """``"panel=square,method=iid"`` -> ``{"panel": "square", "method": "iid"}``
-    (:func:`bootmark.bench.grid.parse_filters`).
-
-    Parameters
-    ----------
-    text : str
-        Comma-separated ``key=value`` pairs (``bootmark bench --panel --cells``).
-
-    Returns
-    -------
-    dict of str to str
-        The filters for :func:`select`.
-
-    Raises
-    ------
-    ValueError
-        A part is not ``key=value``.
-
-    Examples
-    --------
-    >>> from bootmark.bench.panel import parse_filters
-    >>> parse_filters("panel=ragged")
-    {'panel': 'ragged'}
-    """
-    return grid.parse_filters(text)
-
-
 def select(found: Iterable[PanelCell], filters: Mapping[str, str]) -> list[PanelCell]:
     """The cells matching every filter (keys: panel, method).
 
@@ -212,7 +184,7 @@ def select(found: Iterable[PanelCell], filters: Mapping[str, str]) -> list[Panel
     found : iterable of PanelCell
         The cells to filter (:func:`cells`).
     filters : mapping of str to str
-        Wanted values (:func:`parse_filters`).
+        Wanted values (:func:`bootmark.bench.grid.parse_filters`).
 
     Returns
     -------
@@ -260,7 +232,7 @@ def panel_data(spec: PanelSpec) -> list[np.ndarray]:
     >>> from bootmark.bench.panel import PANELS, panel_data
     >>> ragged = panel_data(PANELS["quick"][1])
     >>> len(ragged), [len(x) for x in ragged][:3]
-    (20, [1763, 362, 1726])
+    (40, [1763, 362, 1726])
     """
     generator = np.random.default_rng(spec.seed)
     if spec.n_low == spec.n_high:
@@ -286,7 +258,7 @@ def _floor_paths(name, series, n_bootstraps):
     """The panel's floor: per distinct length n held by c series, the single-series floor
     with c x B replicates on the first such series' prefix sums; and the same calls with
     one replicate each (module docstring). ({"floor", "floor_per_call"}, calls)."""
-    from bootmark.bench import floors
+    from bootmark.bench import floors  # late: as in grid._floor_paths, floors reads engine internals
 
     block_length = 1 if name == "iid" else BLOCK_LENGTH
     gather = floors.stationary_gather_floor if name == "stationary" else floors.gather_floor

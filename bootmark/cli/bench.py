@@ -29,11 +29,11 @@ def _panel_bench(args):
     if args.intervals:
         raise UsageError("pass at most one of --panel and --intervals")
     # late: loads the engine (numba), which `--version`, `--help` and `init` must not
-    from bootmark.bench import panel
+    from bootmark.bench import grid, panel
 
     profile = "quick" if args.quick else "full"
     try:
-        chosen = panel.select(panel.cells(profile), panel.parse_filters(args.cells))
+        chosen = panel.select(panel.cells(profile), grid.parse_filters(args.cells))
     except ValueError as error:
         raise UsageError(str(error)) from None
     if not chosen:
