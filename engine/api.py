@@ -738,7 +738,8 @@ def bootstrap(
     """
     memory_budget = _check_memory_budget(memory_budget)
     if isinstance(x, Panel):
-        seed, n_bootstraps = no_series_id(seed, series_id), check_n_bootstraps(n_bootstraps)
+        seed, method = no_series_id(seed, series_id), panel_methods(method, x.ids)
+        n_bootstraps = check_n_bootstraps(n_bootstraps)
         return bootstrap_panel(x, method, n_bootstraps, seed, SINGLE_CALLS, secrets.randbits(SEED_BITS), memory_budget)
     series, method, n_bootstraps, seed = _prepare(x, method, n_bootstraps, seed)
     series_id = check_series_id(series_id)
@@ -901,8 +902,10 @@ def bootstrap_reduce(
     [0.216086, 0.609403]
     """
     if isinstance(x, Panel):
-        seed, n_bootstraps = no_series_id(seed, series_id), check_n_bootstraps(n_bootstraps)
-        statistic, fresh = check_statistic(statistic), secrets.randbits(SEED_BITS)
+        # the single call's order: the method (a shared one here; per series in the
+        # panel), B, the seeds, the statistic (in reduce_panel)
+        seed, method = no_series_id(seed, series_id), panel_methods(method, x.ids)
+        n_bootstraps, fresh = check_n_bootstraps(n_bootstraps), secrets.randbits(SEED_BITS)
         if scheduler is not None:
             return reduce_panel_distributed(x, method, statistic, n_bootstraps, seed, SINGLE_CALLS, fresh, scheduler)
         return reduce_panel(x, method, statistic, n_bootstraps, seed, SINGLE_CALLS, fresh)

@@ -46,7 +46,14 @@ from bootmark.reference.panel import (
     renamed,
     series_argument,
 )
-from bootmark.reference.specs import IID, TaperedBlock, check_method, check_statistic_for_method, is_model_method
+from bootmark.reference.specs import (
+    IID,
+    TaperedBlock,
+    check_method,
+    check_statistic,
+    check_statistic_for_method,
+    is_model_method,
+)
 
 from . import reduce as kernels
 from .blocklength import resolve_method
@@ -124,7 +131,10 @@ class Panel:
     pandas: bool = field(default=False, repr=False)
 
     def __post_init__(self):
-        values = np.asarray(self.values)
+        try:
+            values = np.asarray(self.values)
+        except (ValueError, TypeError):  # ragged nesting: numpy refuses to make an array
+            values = np.empty((0, 0), dtype=object)
         if values.dtype.kind not in "iuf" or values.ndim != 1:
             what = f"{values.ndim}-D" if values.ndim != 1 else f"dtype {values.dtype}"
             raise DataTypeError(
@@ -148,6 +158,23 @@ class Panel:
         Each series is anything 1-D with numbers: a list, a numpy array, a pandas Series
         (read by position; its index is not used). Results come back as pandas objects
         when any series is a pandas Series.
+
+        Parameters
+        ----------
+        series : list or tuple of array_like, or mapping of hashable to array_like
+            Each series' values, 1-D.
+
+        Returns
+        -------
+        Panel
+            The series packed end to end (a private float64 copy).
+
+        Raises
+        ------
+        ParameterTypeError
+            Code PANEL: ``series`` is neither a list, a tuple nor a mapping.
+        InvalidDataError, DataTypeError
+            A bad series, named ``panel[<id>]``; a series with several columns (PANEL).
 
         Examples
         --------
@@ -258,7 +285,7 @@ class Panel:
             )
         counts = np.bincount(codes, minlength=len(uniques))
         offsets = np.concatenate([[0], np.cumsum(counts)])
-        return cls(column.to_numpy(dtype=np.float64)[order], offsets, tuple(uniques.tolist()), True)
+        return cls(column.to_numpy(dtype=np.float64, na_value=np.nan)[order], offsets, tuple(uniques.tolist()), True)
 
     def __len__(self) -> int:
         return self.offsets.shape[0] - 1
@@ -320,36 +347,31 @@ def _series(panel, s):
     return Series(panel.values[panel.offsets[s] : panel.offsets[s + 1], None], True)
 
 
-def _resolved_methods(panel, specs, statistic=None):
-    """Each series' resolved method, or its typed error naming the series. Specs without
-    "auto" are resolved once per (spec, n); each distinct spec is checked once, and
-    checked against ``statistic`` (when given) before "auto" is resolved, in the single
-    call's order."""
-    checked, resolved, cache = {}, [], {}
+def _checked_methods(panel, specs, statistic):
+    """Each series' method spec, checked (once per distinct spec) and against
+    ``statistic``, in the single call's order; an error names the first series given
+    that spec."""
+    checked = {}
     for s, spec in enumerate(specs):
-        name = panel.ids[s]
-        try:
-            if id(spec) not in checked:
-                checked[id(spec)] = check_method(spec)
-                if statistic is not None:
-                    check_statistic_for_method(statistic, checked[id(spec)])
-            spec = checked[id(spec)]
-            if is_model_method(spec):
-                resolved.append(spec)  # fitted by the single-series call
-                continue
-            n = int(panel.offsets[s + 1] - panel.offsets[s])
-            automatic = "auto" in (getattr(spec, "block_length", None), getattr(spec, "mean_block_length", None))
-            key = None if automatic else (id(spec), n)
-            if key is None or key not in cache:
-                method = resolve_method(spec, _series(panel, s))
-                if key is not None:
-                    cache[key] = method
-            resolved.append(method if key is None else cache[key])
-        except BootmarkError as error:
-            if is_series_error(error):
-                raise renamed(error, name) from None
-            raise
-    return tuple(resolved)
+        if id(spec) not in checked:
+            checked[id(spec)] = _named(lambda spec=spec: _checked_spec(spec, statistic), panel.ids[s])
+    return tuple(checked[id(spec)] for spec in specs)
+
+
+def _checked_spec(spec, statistic):
+    spec = check_method(spec)
+    check_statistic_for_method(statistic, spec)
+    return spec
+
+
+def _resolved_methods(panel, specs):
+    """Each series' resolved method ("auto" chosen from its data), series by series as
+    its single call resolves it (the same warnings, once per series); an error names the
+    series."""
+    return tuple(
+        _named(lambda s=s, spec=spec: resolve_method(spec, _series(panel, s)), panel.ids[s])
+        for s, spec in enumerate(specs)
+    )
 
 
 def _fusable(methods, statistic):
@@ -420,7 +442,7 @@ def _indexed(values, panel, columns=None):
         return values
     import pandas as pd  # the panel came from pandas, so it is loaded
 
-    index = pd.Index(panel.ids, name="series")
+    index = pd.Index(panel.ids, name="series", tupleize_cols=False)
     if values.ndim == 1:
         return pd.Series(values, index=index)
     return pd.DataFrame(values, index=index, columns=columns)
@@ -500,7 +522,7 @@ class PanelReduceResult(ByIds):
 
         point = np.asarray(self.point, dtype=float)
         errors = self.standard_error()
-        index = pd.Index(self.ids, name="series")
+        index = pd.Index(self.ids, name="series", tupleize_cols=False)
         if point.ndim == 1:
             columns = {"point": point, "standard_error": errors}
         else:
@@ -562,7 +584,7 @@ class PanelInterval(ByIds):
         triple per component for a multi-component statistic)."""
         import pandas as pd  # loaded only when a table is asked for
 
-        index = pd.Index(self.ids, name="series")
+        index = pd.Index(self.ids, name="series", tupleize_cols=False)
         lower, upper, point = (np.asarray(v, dtype=float) for v in (self.lower, self.upper, self.point))
         if lower.ndim == 1:
             return pd.DataFrame({"lower": lower, "upper": upper, "point": point}, index=index)
@@ -678,10 +700,13 @@ def reduce_panel(
     checked, ``fresh`` replaces a None seed, ``first`` is the panel's first series id (a
     slice of a larger panel, as the dask split sends)."""
     _check_panel(panel)
+    specs = panel_methods(method, panel.ids)
     check_panel_seed_type(seed)
     seeds = panel_seeds(seed, panel.ids, fresh, first)
-    methods = _resolved_methods(panel, panel_methods(method, panel.ids), statistic)
-    if _fusable(methods, statistic):
+    statistic = check_statistic(statistic)
+    specs = _checked_methods(panel, specs, statistic)
+    if _fusable(specs, statistic):
+        methods = _resolved_methods(panel, specs)  # the non-fused path's single calls resolve their own
         fused = fused_replicates(panel, methods, statistic, n_bootstraps, seeds)
         scalar = fused.statistics.shape[2] == 1  # a univariate series' statistic is scalar unless several levels
         statistics = fused.statistics[:, :, 0] if scalar else fused.statistics
@@ -704,7 +729,7 @@ def reduce_panel(
         _named(
             lambda s=s: calls.reduce(
                 _series(panel, s).values[:, 0],
-                methods[s],
+                specs[s],
                 statistic,
                 n_bootstraps,
                 seeds.seeds[s],
@@ -737,9 +762,9 @@ def bootstrap_panel(
 ) -> PanelBootstraps:
     """``bootstrap`` of every series: each series' lazy :class:`BootstrapResult`."""
     _check_panel(panel)
+    methods = panel_methods(method, panel.ids)
     check_panel_seed_type(seed)
     seeds = panel_seeds(seed, panel.ids, fresh)
-    methods = panel_methods(method, panel.ids)
     results = tuple(
         _named(
             lambda s=s: calls.bootstrap(
@@ -842,9 +867,11 @@ def reduce_panel_distributed(
     is reduced on a worker with its series' seeds, series ids and methods, so the result
     is the local run's bit for bit. ``pieces`` defaults to 4 per worker."""
     _check_panel(panel)
+    methods = panel_methods(method, panel.ids)
     check_panel_seed_type(seed)
     seeds = panel_seeds(seed, panel.ids, fresh)
-    methods = panel_methods(method, panel.ids)
+    statistic = check_statistic(statistic)
+    _checked_methods(panel, methods, statistic)  # bad specs are refused here, before any work is sent
     client, opened = _client(scheduler)
     try:
         workers = max(1, len(client.scheduler_info().get("workers", {})))

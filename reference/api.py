@@ -515,6 +515,7 @@ def bootstrap(
             lambda values, spec, series_seed, sid: bootstrap(values, spec, n_bootstraps, series_seed, series_id=sid),
             x,
             method,
+            n_bootstraps,
             no_series_id(seed, series_id),
             secrets.randbits(SEED_BITS),
         )
@@ -679,6 +680,7 @@ def bootstrap_reduce(
             ),
             x,
             method,
+            n_bootstraps,
             no_series_id(seed, series_id),
             secrets.randbits(SEED_BITS),
         )
@@ -1042,6 +1044,7 @@ def conf_int(
             ),
             x,
             method,
+            n_bootstraps,
             no_series_id(seed, series_id),
             secrets.randbits(SEED_BITS),
         )

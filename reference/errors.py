@@ -90,6 +90,11 @@ class BootmarkError(Exception):
         self.fix = fix
         super().__init__(f"{argument}: {problem}. Fix: {fix} [{self.code.value}]")
 
+    def __reduce__(self):
+        # rebuilt from its four parts (pickle would pass the message alone): a typed error
+        # raised on a dask worker reaches the caller as itself
+        return (type(self), (self.code, self.argument, self.problem, self.fix))
+
 
 class InvalidDataError(BootmarkError, ValueError):
     """The data ``x`` has the wrong shape or contains unusable values.
@@ -117,8 +122,9 @@ class InvalidParameterError(BootmarkError, ValueError):
 
     Raised by the specs' constructors and by the entry points, with the code of the
     argument at fault (BLOCK_LENGTH, WINDOW, MODEL, MODEL_ORDER, METHOD, N_BOOTSTRAPS,
-    SEED, STATISTIC, INTERVAL_KIND, ALPHA, QUANTILE, STATISTIC_RESULT, and in the engine
-    MEMORY_BUDGET and DTYPE), e.g. a block length above n or a seed at or above 2**128.
+    SEED, SERIES_ID, STATISTIC, INTERVAL_KIND, ALPHA, QUANTILE, STATISTIC_RESULT, PANEL
+    for a malformed panel, and in the engine MEMORY_BUDGET and DTYPE), e.g. a block length
+    above n or a seed at or above 2**128.
     """
 
 

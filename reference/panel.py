@@ -30,7 +30,8 @@ from typing import Any
 
 from .data import as_series
 from .errors import BootmarkError, ErrorCode, InvalidParameterError, ParameterTypeError
-from .validation import as_integer, check_seed
+from .specs import check_method
+from .validation import as_integer, check_n_bootstraps, check_seed
 
 PANEL_FIX = "build it with Panel.from_series([...]), Panel.from_series({id: series}) or Panel(values, offsets, ids)"
 
@@ -194,10 +195,11 @@ def panel_seeds(seed: Any, ids: tuple[Hashable, ...], fresh: int | None = None, 
 
 
 def panel_methods(method: Any, ids: tuple[Hashable, ...]) -> tuple[Any, ...]:
-    """One method spec per series (module docstring, "Methods"); each is checked by the
-    single-series call."""
+    """One method spec per series (module docstring, "Methods"). One spec shared by every
+    series is checked here, so its error names ``method``, not a series; specs given per
+    series are checked by each series' call, whose errors name the series."""
     spread = per_series(method, ids, "method")
-    return spread if spread is not None else (method,) * len(ids)
+    return spread if spread is not None else (check_method(method),) * len(ids)
 
 
 def _univariate(values, name):
@@ -245,7 +247,7 @@ class Panel:
 
     values: tuple[float, ...]
     offsets: tuple[int, ...]
-    ids: tuple[Hashable, ...] = None
+    ids: tuple[Hashable, ...] | None = None
 
     def __post_init__(self):
         values = self.values.tolist() if hasattr(self.values, "tolist") else list(self.values)
@@ -263,7 +265,26 @@ class Panel:
 
     @classmethod
     def from_series(cls, series: Sequence[Sequence[float]] | Mapping[Hashable, Sequence[float]]) -> Panel:
-        """A panel of a list of series (ids 0 .. S - 1) or a mapping id -> series."""
+        """A panel of a list of series (ids 0 .. S - 1) or a mapping id -> series.
+
+        Parameters
+        ----------
+        series : list or tuple of sequences, or mapping of hashable to sequence
+            Each series' values (numbers; a numpy array or pandas Series is read by
+            position).
+
+        Returns
+        -------
+        Panel
+            The series packed end to end, checked as :class:`Panel` checks them.
+
+        Raises
+        ------
+        ParameterTypeError
+            Code PANEL: ``series`` is neither a list, a tuple nor a mapping.
+        InvalidDataError, DataTypeError
+            A bad series, named ``panel[<id>]``.
+        """
         if isinstance(series, Mapping):
             ids, items = tuple(series), list(series.values())
         elif isinstance(series, (list, tuple)):
@@ -330,12 +351,15 @@ class PanelResults(ByIds):
         return zip(self.ids, self.results, strict=True)
 
 
-def run_panel(call, panel: Panel, method: Any, seed: Any, fresh: int) -> PanelResults:
+def run_panel(call, panel: Panel, method: Any, n_bootstraps: Any, seed: Any, fresh: int) -> PanelResults:
     """``call(values, method, seed, series_id)`` on every series, in panel order, with the
-    panel's seeds and methods; a typed error of one series names it."""
+    panel's seeds and methods; a typed error of one series names it. The arguments are
+    checked in the single call's order: a shared method, B, the seeds, then each series'
+    own (its method, the statistic)."""
+    methods = panel_methods(method, panel.ids)
+    check_n_bootstraps(n_bootstraps)
     check_panel_seed_type(seed)
     seeds = panel_seeds(seed, panel.ids, fresh)
-    methods = panel_methods(method, panel.ids)
     results = []
     for s, name in enumerate(panel.ids):
         values = list(panel.values[panel.offsets[s] : panel.offsets[s + 1]])

@@ -275,7 +275,12 @@ def evaluate(
 
 
 def evaluate_engine_panel(
-    spec: ResamplerSpec, series: Sequence[ArrayLike], protocol: Protocol, seeds: Sequence[int], prepared: Prepared
+    spec: ResamplerSpec,
+    series: Sequence[ArrayLike],
+    protocol: Protocol,
+    seeds: Sequence[int],
+    prepared: Prepared,
+    numbers: Sequence[int] | None = None,
 ) -> list[Outcome]:
     """:func:`evaluate` of an engine resampler on many series in one panel call.
 
@@ -295,12 +300,18 @@ def evaluate_engine_panel(
         Each series' bootstrap seed.
     prepared : Prepared
         The statistic (:func:`prepare`).
+    numbers : sequence of int, optional
+        The series' numbers in the study (default 0, 1, ...): the panel's ids, so an
+        error the engine raises for one series names it as the study numbers it.
 
     Returns
     -------
     list of Outcome
         One per series, in order.
     """
-    panel = engine.Panel.from_series([np.asarray(x, dtype=np.float64) for x in series])
+    numbers = list(range(len(series))) if numbers is None else [int(number) for number in numbers]
+    panel = engine.Panel.from_series(
+        {number: np.asarray(x, dtype=np.float64) for number, x in zip(numbers, series, strict=True)}
+    )
     results = _engine_reduce(spec, panel, protocol, [int(seed) for seed in seeds], prepared)
-    return [_engine_outcome(spec, series[k], protocol, results[k]) for k in range(len(series))]
+    return [_engine_outcome(spec, x, protocol, results[number]) for number, x in zip(numbers, series, strict=True)]

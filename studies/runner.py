@@ -183,7 +183,7 @@ def run_chunk(protocol_text: str, file_name: str, profile_name: str, n: int, fir
         outcomes = None
         if spec.engine is not None:
             try:  # the engine's arms run the chunk as one panel: bit for bit the single calls
-                outcomes = evaluate_engine_panel(spec, samples, protocol, bootstrap_seeds, prepared)
+                outcomes = evaluate_engine_panel(spec, samples, protocol, bootstrap_seeds, prepared, chunk)
             except PluginFailure:
                 pass  # a user's statistic failed on some series: found and named below
         if outcomes is None:

@@ -252,3 +252,69 @@ def test_scheduler_is_refused_for_one_series():
     with pytest.raises(engine.InvalidParameterError, match="scheduler") as caught:
         engine.bootstrap_reduce(SERIES[0], engine.IID(), "mean", B, seed=1, scheduler="tcp://nowhere:8786")
     assert caught.value.code is engine.ErrorCode.PANEL
+
+
+def test_a_long_series_among_short_ones_takes_the_long_paths_from_shared_scratch():
+    # n >= 8,192 streams the i.i.d. mean and chunks block algebra: run from the scratch a
+    # thread allocated for the longest series and cut for each
+    rng = np.random.default_rng(11)
+    series = [rng.normal(size=n) for n in (30, 9000, 17, 12_500, 64)]
+    panel = engine.Panel.from_series(series)
+    for method in (engine.IID(), engine.MovingBlock(2), engine.StationaryBlock(3)):
+        result = engine.bootstrap_reduce(panel, method, "mean", 40, seed=SEED)
+        for s, x in enumerate(series):
+            one = engine.bootstrap_reduce(x, method, "mean", 40, seed=SEED, series_id=s)
+            assert np.array_equal(result.statistics[s], one.statistics), (method, s)
+
+
+def test_typed_errors_survive_pickling_as_a_dask_worker_sends_them():
+    import pickle
+
+    with pytest.raises(engine.BootmarkError) as caught:
+        engine.Panel.from_series({"a": [1.0, 2.0], "b": [1.0, float("nan")]})
+    again = pickle.loads(pickle.dumps(caught.value))
+    assert type(again) is type(caught.value) and str(again) == str(caught.value)
+    assert (again.code, again.argument, again.problem, again.fix) == (
+        caught.value.code,
+        caught.value.argument,
+        caught.value.problem,
+        caught.value.fix,
+    )
+
+
+@pytest.mark.parametrize("twin", [engine, reference], ids=["engine", "reference"])
+def test_a_bad_shared_method_is_named_method_not_a_series(twin):
+    panel = twin.Panel.from_series([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    with pytest.raises(twin.BootmarkError) as caught:
+        twin.bootstrap_reduce(panel, twin.MovingBlock, "mean", 10, seed=1)  # the class, not an instance
+    assert caught.value.argument == "method"
+
+
+@pytest.mark.parametrize("twin", [engine, reference], ids=["engine", "reference"])
+def test_block_length_warnings_come_once_per_series_as_from_single_calls(twin):
+    panel = twin.Panel.from_series([[float(v) for v in range(7)]] * 3 + [[float(v) for v in range(40)]])
+    for method in (twin.NonOverlappingBlock(5), twin.TaperedBlock(7)):
+        with pytest.warns(twin.BlockLengthWarning) as caught:
+            twin.bootstrap_reduce(panel, method, "mean", 10, seed=1)
+        assert len([w for w in caught if issubclass(w.category, twin.BlockLengthWarning)]) == 3, method
+
+
+def test_tuple_ids_stay_one_index_level_in_pandas_output():
+    frame = pd.DataFrame({"key": [("s1", "p1")] * 3 + [("s1", "p2")] * 3, "units": [1.0, 2.0, 4.0, 3.0, 5.0, 4.0]})
+    panel = engine.Panel.from_frame(frame, id="key", value="units")
+    result = engine.bootstrap_reduce(panel, engine.IID(), "mean", 20, seed=1)
+    assert list(result.point.index) == [("s1", "p1"), ("s1", "p2")]
+    assert list(result.to_frame().index) == [("s1", "p1"), ("s1", "p2")]
+
+
+def test_missing_values_of_a_nullable_column_are_refused_naming_the_series():
+    frame = pd.DataFrame({"id": ["a", "a", "b", "b", "b"], "y": pd.array([1.0, 2.0, 3.0, None, 5.0], dtype="Float64")})
+    with pytest.raises(engine.InvalidDataError, match=r"panel\['b'\]") as caught:
+        engine.Panel.from_frame(frame, id="id", value="y")
+    assert caught.value.code is engine.ErrorCode.DATA_NOT_FINITE
+
+
+def test_ragged_nested_values_are_a_typed_error():
+    with pytest.raises(engine.DataTypeError) as caught:
+        engine.Panel([[1.0, 2.0], [3.0]], offsets=[0, 3])
+    assert caught.value.argument == "values"
