@@ -25,6 +25,7 @@ and the engine's kernels; the single-series entry points arrive as arguments (fr
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -365,13 +366,27 @@ def _checked_spec(spec, statistic):
 
 
 def _resolved_methods(panel, specs):
-    """Each series' resolved method ("auto" chosen from its data), series by series as
-    its single call resolves it (the same warnings, once per series); an error names the
-    series."""
-    return tuple(
-        _named(lambda s=s, spec=spec: resolve_method(spec, _series(panel, s)), panel.ids[s])
-        for s, spec in enumerate(specs)
-    )
+    """Each series' resolved method ("auto" chosen from its data), as its single call
+    resolves it; an error names the series. A spec without "auto" resolves alike at
+    equal n, so its resolution is reused across the series of one length, unless it
+    warned: then each series resolves (and warns) on its own, as its single call would."""
+    resolved, reusable = [], {}
+    for s, spec in enumerate(specs):
+        n = int(panel.offsets[s + 1] - panel.offsets[s])
+        automatic = "auto" in (getattr(spec, "block_length", None), getattr(spec, "mean_block_length", None))
+        key = None if automatic else (id(spec), n)
+        if key in reusable:
+            resolved.append(reusable[key])
+            continue
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            method = _named(lambda s=s, spec=spec: resolve_method(spec, _series(panel, s)), panel.ids[s])
+        for warning in caught:  # passed on where they were raised, to the caller's filters
+            warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+        if key is not None and not caught:
+            reusable[key] = method
+        resolved.append(method)
+    return tuple(resolved)
 
 
 def _fusable(methods, statistic):
