@@ -51,9 +51,7 @@ def newest_full_receipt(directory: str | None = None) -> str | None:
     bootmark.core.receipts.ReceiptError
         A bench receipt in the folder cannot be loaded.
     """
-    return receipts.newest_receipt(
-        workspace.directory_for("bench", directory), "bench", lambda receipt: receipt["body"]["profile"] == "full"
-    )
+    return _newest_full("bench", directory)
 
 
 def _has_model_cells(receipt):
@@ -79,8 +77,13 @@ def newest_panel_receipt(directory: str | None = None) -> str | None:
     bootmark.core.receipts.ReceiptError
         A panel receipt in the folder cannot be loaded.
     """
+    return _newest_full("panel", directory)
+
+
+def _newest_full(kind, directory):
+    # the newest receipt of ``kind`` whose profile is "full", in its folder of the workspace
     return receipts.newest_receipt(
-        workspace.directory_for("panel", directory), "panel", lambda receipt: receipt["body"]["profile"] == "full"
+        workspace.directory_for(kind, directory), kind, lambda receipt: receipt["body"]["profile"] == "full"
     )
 
 
