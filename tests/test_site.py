@@ -167,6 +167,33 @@ def test_a_thirty_percent_step_is_found_at_its_commit_and_a_flat_series_has_none
     assert len(marked) == 1 and measured[6][:10] in marked[0]
 
 
+def _wrong_answers(histories, scatter, step, rng, burst=0.0):
+    """Of ``histories`` simulated histories of 12 records (log-normal ``scatter``, a
+    ``step`` ratio from record 7 on, and with ``burst`` two records in a row off by that
+    much, up or down, somewhere), the share whose change points are not exactly [6]."""
+    wrong = 0
+    for _ in range(histories):
+        logs = rng.normal(0.0, scatter, 12)
+        logs[6:] += np.log(step)
+        if burst:
+            first = rng.integers(0, 10)
+            logs[first : first + 2] += rng.choice([-1.0, 1.0]) * burst
+        wrong += website_history.change_points(np.exp(logs).tolist()) != [6]
+    return wrong / histories
+
+
+def test_change_points_hold_out_the_records_own_scatter(monkeypatch):
+    # Records of unchanged code scatter by about 5% on the CI box, and two records in a
+    # row can read 10% off. PELT alone (its sigma from a dozen successive differences,
+    # levels of two records) named a wrong set of steps in such histories with one 80%
+    # step; a level now holds for three records and a step clears STEP_Z standard errors.
+    assert _wrong_answers(400, 0.05, 1.8, np.random.default_rng(32)) <= 0.02
+    assert _wrong_answers(400, 0.04, 1.8, np.random.default_rng(33), burst=0.12) <= 0.08
+    assert _wrong_answers(400, 0.03, 1.15, np.random.default_rng(34)) <= 0.06  # a 15% step is still found
+    monkeypatch.setattr(website_history, "STEP_Z", 0.0)  # the broken variant: no significance check
+    assert _wrong_answers(400, 0.04, 1.8, np.random.default_rng(33), burst=0.12) >= 0.1
+
+
 def test_change_points_refuse_values_that_are_not_positive():
     with pytest.raises(ValueError, match="positive, finite"):
         website_history.change_points([1.0, 0.0, 1.0, 1.0])

@@ -370,7 +370,7 @@ def history_blocks(publish: Publisher, charts: dict, history: Sequence[HistoryRe
         text(
             f"{len(history)} bench receipts from the workspace and its git history, in commit order. Per cell, "
             "the arch / engine ratio and the engine's median time; a dotted line marks a change point "
-            "(ruptures' PELT on the logarithm, steps of 10% or more)."
+            "(ruptures' PELT on the logarithm, steps of 10% or more clear of the receipts' scatter)."
         )
     )
     labels = [f"{point.commit[:7] or '?'}·{index}" for index, point in enumerate(history)]

@@ -11,8 +11,12 @@ come last, by time.
 Change points are found by ruptures' PELT (Killick et al. 2012) on the logarithm of the
 series (a step is a ratio, so a 30% slow-down is the same step at 1 ms and at 1 s). The
 penalty is the BIC-like ``PENALTY_FACTOR * sigma^2 * log(n)``, with sigma estimated
-robustly from the median absolute successive difference, and a step smaller than
-``min_step`` (relative) is not reported however sure it is.
+robustly from the median absolute successive difference, and a level must hold for
+three points (two in a series of fewer than six). A step is then kept only if it
+moves the median by at least ``min_step`` (relative) and the mean of the logarithms by
+``STEP_Z`` standard errors of the points' own scatter about their levels; the weakest
+step that fails is merged away first, and the rest judged again. So a step in the
+newest one or two records is named once a third record holds the new level.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ __all__ = [
 
 PENALTY_FACTOR = 3.0
 MIN_STEP = 0.10
+STEP_Z = 3.0  # standard errors a step must clear (_significant_bounds)
 
 
 @dataclass(frozen=True)
@@ -254,14 +259,43 @@ def change_points(values: Sequence[float], min_step: float = MIN_STEP) -> list[i
     # keeps a perfectly flat series from making every wiggle infinitely significant.
     sigma = max(float(np.median(differences)) / 0.954, 1e-3)
     penalty = PENALTY_FACTOR * sigma**2 * math.log(series.size)
-    ends = ruptures.Pelt(model="l2", min_size=2, jump=1).fit(logs.reshape(-1, 1)).predict(pen=penalty)
-    starts = [0, *ends[:-1]]
-    found = []
-    for index, (start, end) in enumerate(zip(starts, ends, strict=True)):
-        if index == 0:
-            continue
-        before = float(np.median(series[starts[index - 1] : start]))
-        after = float(np.median(series[start:end]))
-        if abs(after / before - 1) >= min_step:
-            found.append(start)
-    return found
+    # a level holds for three points where there is room for two such levels: one or two
+    # slow records in a row are the runner's more often than the code's
+    level = 3 if series.size >= 2 * 3 else 2
+    ends = ruptures.Pelt(model="l2", min_size=level, jump=1).fit(logs.reshape(-1, 1)).predict(pen=penalty)
+    bounds = _significant_bounds(series, logs, [0, *ends], min_step)
+    return bounds[1:-1]
+
+
+def _significant_bounds(series: np.ndarray, logs: np.ndarray, bounds: list[int], min_step: float) -> list[int]:
+    """Segment bounds (0, ..., len(logs)) with every step that is smaller than
+    ``min_step`` or not clear of the records' scatter merged away, weakest first.
+
+    PELT's sigma comes from successive differences, which a dozen records can leave far
+    below the scatter of records of unchanged code (about 5% on the 2-core CI box, with
+    pairs of records 10% apart): a bump of two slow records then passed as two steps. So
+    each step must also move the mean of the logarithms by ``STEP_Z`` standard errors,
+    the scatter being the pooled standard deviation about the segments' means
+    (tests/test_site.py measures the wrong answers it saves on simulated histories).
+    """
+    bounds = list(bounds)
+    while len(bounds) > 2:
+        residuals = np.concatenate(
+            [logs[start:end] - np.mean(logs[start:end]) for start, end in zip(bounds, bounds[1:], strict=False)]
+        )
+        # the pooled standard deviation, on the degrees of freedom the segments leave
+        scatter = max(math.sqrt(float(residuals @ residuals) / (logs.size - len(bounds) + 1)), 1e-3)
+        weakest, weakest_margin = None, 0.0
+        for index in range(1, len(bounds) - 1):
+            start, stop = bounds[index - 1 : index + 1], bounds[index : index + 2]
+            before, after = slice(*start), slice(*stop)
+            relative = abs(float(np.median(series[after]) / np.median(series[before])) - 1)
+            shift = abs(float(np.mean(logs[after]) - np.mean(logs[before])))
+            error = scatter * math.sqrt(1 / (start[1] - start[0]) + 1 / (stop[1] - stop[0]))
+            margin = min(relative - min_step, shift - STEP_Z * error)
+            if margin < weakest_margin:
+                weakest, weakest_margin = index, margin
+        if weakest is None:
+            break
+        del bounds[weakest]
+    return bounds

@@ -156,7 +156,8 @@ def suite_page(
             "history, in commit order. Per benchmark, the median time per call on each machine, and the time in "
             "control units (each sample over the worker's control loop, timed right after it), which cancels most "
             "of the difference between two machines of one kind and a busy moment of one. A change point "
-            "(ruptures' PELT on the logarithm of the time in control units, steps of 10% or more, each machine on "
+            "(ruptures' PELT on the logarithm of the time in control units, steps of 10% or more clear of the "
+            "records' scatter, each machine on "
             "its own) is named by the commit where the new level starts."
         )
     )
