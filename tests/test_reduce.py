@@ -450,3 +450,36 @@ def test_normal_interval_negative_control_ddof1_is_caught():
     scale = abs(ci.point) + abs(right - ci.point)
     assert abs(ci.upper - right) <= 1e-12 * scale
     assert abs(ci.upper - wrong) > 1e-12 * scale
+
+
+def test_a_batch_of_short_fixed_rows_maps_each_rows_words_as_the_row_alone_does():
+    # engine/reduce.py draws short fixed-block rows 16 replicates at a time. Its known
+    # answer is the one-row path: refill_from fills a replicate's words, map_words maps
+    # them and returns the first word in Lemire's rejection zone. A bound of 3e8 puts
+    # 2.2% of words there (2**32 mod 3e8 = 94,967,296), so about a third of these rows of
+    # 20 words must be flagged, and drawn alone, by the batch.
+    from bootmark.engine import indices, keys
+    from bootmark.engine import reduce as engine_reduce
+    from bootmark.engine.draws import BLOCK_START, refill_from
+
+    batch, blocks, bound, scale = 16, 5, np.uint64(300_000_000), 3
+    lows, highs, k0s = (np.empty(batch, np.uint64) for _ in range(3))
+    series = np.uint64(7) << np.uint64(32)
+    for a in range(batch):
+        k0, k1 = keys.stream_key(np.uint64(11), np.uint64(12), series, np.uint64(a))
+        k0s[a], lows[a], highs[a] = k0, k1 & np.uint64(0xFFFFFFFF), k1 >> np.uint64(32)
+    starts = [np.empty(batch * blocks, np.int64) for _ in range(4)]
+    rejected = np.empty(batch, np.uint8)
+    engine_reduce._fixed_batch(batch, blocks, bound, scale, k0s, lows, highs, *starts, rejected)
+    flagged = 0
+    for a in range(batch):
+        k0, k1 = keys.stream_key(np.uint64(11), np.uint64(12), series, np.uint64(a))
+        words = np.empty(4 * blocks, np.uint64)
+        refill_from(words, 0, np.uint64(k0), np.uint64(k1), BLOCK_START)
+        alone = np.empty(4 * blocks, np.int64)
+        first_rejected = indices.map_words(words, 4 * blocks, bound, scale, alone)
+        batched = [starts[w % 4][(w // 4) * batch + a] for w in range(4 * blocks)]
+        assert batched == alone.tolist()
+        assert bool(rejected[a]) == (first_rejected < 4 * blocks)
+        flagged += bool(rejected[a])
+    assert 0 < flagged < batch  # both outcomes are met
