@@ -67,10 +67,12 @@ from .indices import (
 )
 from .keys import inner_root_key, stream_key
 from .parallel import run_replicates
+from .philox import MASK32 as _MASK32
+from .philox import SHIFT32 as _S32
 from .philox import philox4x32_10
 
 MEAN, VAR, STD, MEDIAN, QUANTILES = 0, 1, 2, 3, 4
-_MASK32, _S32, _ZERO = np.uint64(0xFFFFFFFF), np.uint64(32), np.uint64(0)
+_ZERO = np.uint64(0)
 # Short fixed-block rows (at most BATCH_MAX_BLOCKS blocks) are drawn BATCH_REPLICATES at a
 # time (_fixed_batch); longer rows vectorise over their own blocks, and batching them was
 # slower (n = 1,000, b = 10: no gain; n = 2,000: 18% slower).
@@ -449,6 +451,16 @@ def rounded_prefix(values):
 
 
 @njit(cache=True, inline="always")
+def _one_block(prefix, c, n, wrap, start, length, total):
+    # total plus one block's sum from the prefix sums, wrapping at n when wrap: the one
+    # block sum of _block_total and _fixed_total
+    stop = start + length
+    if not wrap or stop <= n:
+        return total + (prefix[c, stop] - prefix[c, start])
+    return total + ((prefix[c, n] - prefix[c, start]) + prefix[c, stop - n])
+
+
+@njit(cache=True, inline="always")
 def _block_total(prefix, c, n, wrap, starts, lengths, blocks, total):
     # total plus the blocks' sums, added in block order; no wrap test per block in the
     # common untapered cases.
@@ -457,11 +469,7 @@ def _block_total(prefix, c, n, wrap, starts, lengths, blocks, total):
             total += prefix[c, starts[i] + lengths[i]] - prefix[c, starts[i]]
         return total
     for i in range(blocks):
-        stop = starts[i] + lengths[i]
-        if stop <= n:
-            total += prefix[c, stop] - prefix[c, starts[i]]
-        else:
-            total += (prefix[c, n] - prefix[c, starts[i]]) + prefix[c, stop - n]
+        total = _one_block(prefix, c, n, True, starts[i], lengths[i], total)
     return total
 
 
@@ -490,157 +498,145 @@ def _block_mean_var_task(
     # A replicate's blocks are drawn and summed a chunk at a time (at most CHUNK_WORDS
     # start words and their blocks), so a long row's words, starts and lengths stay in
     # cache; every column's totals add the blocks in row order, as one pass would. Short
-    # fixed-block rows are drawn BATCH_REPLICATES replicates at a time (_fixed_batch).
+    # fixed-block rows go BATCH_REPLICATES replicates at a time, in a function of their
+    # own: inlined here, the batch made the stationary loop 8% slower.
     d = means.shape[0]
     starts_buffer, lengths_buffer, states, _, _, starts, lengths = scratch
     capacity = min(CHUNK_WORDS, starts_buffer.shape[0])
     start_words, length_words = starts_buffer[:capacity], lengths_buffer[: 2 * capacity]
     limit = min(capacity, n)
     sums, squares = np.empty(d), np.empty(d)
-    needed = (n + block_length - 1) // block_length
-    philox_blocks = (needed + 3) // 4
-    batch = BATCH_REPLICATES if layout != STATIONARY_ROWS and needed <= BATCH_MAX_BLOCKS else 0
-    k0s, lows, highs = np.empty(batch, np.uint64), np.empty(batch, np.uint64), np.empty(batch, np.uint64)
-    # one array of starts per word of a Philox block: four store streams into one array
-    # kept LLVM from vectorising the batch's loop
-    lanes = batch * philox_blocks
-    starts0, starts1 = np.empty(lanes, np.int64), np.empty(lanes, np.int64)
-    starts2, starts3 = np.empty(lanes, np.int64), np.empty(lanes, np.int64)
-    rejected = np.empty(batch, np.uint8)
-    batch_first = begin
-    while batch_first < end:
-        replicates = min(batch, end - batch_first)
-        if replicates == batch and batch:
-            for a in range(batch):
-                k0, k1 = stream_key(root_lo, root_hi, series, np.uint64(first + batch_first + a))
-                k0s[a], lows[a], highs[a] = k0, k1 & _MASK32, k1 >> _S32
-            _fixed_batch(
-                batch,
-                philox_blocks,
-                start_count,
-                start_scale,
-                k0s,
-                lows,
-                highs,
-                starts0,
-                starts1,
-                starts2,
-                starts3,
-                rejected,
-            )
-        else:
-            replicates = 1
-        for a in range(replicates):
-            r = batch_first + a
-            if replicates > 1 and rejected[a] == 0:
-                for c in range(d):
-                    sums[c] = _fixed_total(
-                        sums_prefix, c, n, wrap, block_length, starts0, starts1, starts2, starts3, a, batch, needed
-                    )
-                    if kind != MEAN:
-                        squares[c] = _fixed_total(
-                            squares_prefix,
-                            c,
-                            n,
-                            wrap,
-                            block_length,
-                            starts0,
-                            starts1,
-                            starts2,
-                            starts3,
-                            a,
-                            batch,
-                            needed,
-                        )
+    alone = np.arange(begin, end)  # the rows drawn alone: all, or those a batch left
+    if layout != STATIONARY_ROWS and (n + block_length - 1) // block_length <= BATCH_MAX_BLOCKS:
+        alone = _batched_fixed_rows(
+            begin,
+            end,
+            n,
+            block_length,
+            start_count,
+            start_scale,
+            wrap,
+            root_lo,
+            root_hi,
+            series,
+            first,
+            sums_prefix,
+            squares_prefix,
+            means,
+            kind,
+            out,
+        )
+    for r in alone:
+        k0, k1 = stream_key(root_lo, root_hi, series, np.uint64(first + r))
+        reset_streams(start_words, length_words, states)
+        sums[:], squares[:] = 0.0, 0.0
+        filled = 0
+        while filled < n:
+            if layout == STATIONARY_ROWS:
+                blocks, filled = stationary_chunk(
+                    n, filled, limit, start_count, table, k0, k1, start_words, length_words, states, starts, lengths
+                )
             else:
-                _row_totals(
-                    layout,
-                    n,
-                    block_length,
-                    start_count,
-                    start_scale,
-                    wrap,
-                    table,
-                    limit,
-                    stream_key(root_lo, root_hi, series, np.uint64(first + r)),
-                    start_words,
-                    length_words,
-                    states,
-                    starts,
-                    lengths,
-                    sums_prefix,
-                    squares_prefix,
-                    kind,
-                    sums,
-                    squares,
+                blocks, filled = fixed_chunk(
+                    n, filled, block_length, start_count, start_scale, k0, k1, start_words, states, starts, lengths
                 )
             for c in range(d):
-                shift = sums[c] / n
-                if kind == MEAN:
-                    out[r, c] = means[c] + shift
-                else:
-                    variance = max(squares[c] / n - shift * shift, 0.0)
-                    out[r, c] = variance if kind == VAR else np.sqrt(variance)
-        batch_first += replicates
+                sums[c] = _block_total(sums_prefix, c, n, wrap, starts, lengths, blocks, sums[c])
+            if kind != MEAN:
+                for c in range(d):
+                    squares[c] = _block_total(squares_prefix, c, n, wrap, starts, lengths, blocks, squares[c])
+        _finish_row(sums, squares, means, n, kind, out[r])
 
 
 @njit(cache=True, inline="always")
-def _row_totals(
-    layout,
+def _finish_row(sums, squares, means, n, kind, row):
+    # a replicate's statistics from its columns' block totals
+    for c in range(means.shape[0]):
+        shift = sums[c] / n
+        if kind == MEAN:
+            row[c] = means[c] + shift
+        else:
+            variance = max(squares[c] / n - shift * shift, 0.0)
+            row[c] = variance if kind == VAR else np.sqrt(variance)
+
+
+@njit(cache=True, nogil=True)
+def _batched_fixed_rows(
+    begin,
+    end,
     n,
     block_length,
     start_count,
     start_scale,
     wrap,
-    table,
-    limit,
-    key,
-    start_words,
-    length_words,
-    states,
-    starts,
-    lengths,
+    root_lo,
+    root_hi,
+    series,
+    first,
     sums_prefix,
     squares_prefix,
+    means,
     kind,
-    sums,
-    squares,
+    out,
 ):
-    # One replicate drawn alone, a chunk at a time: sums and squares get its totals.
-    k0, k1 = key
-    reset_streams(start_words, length_words, states)
-    sums[:], squares[:] = 0.0, 0.0
-    filled = 0
-    while filled < n:
-        if layout == STATIONARY_ROWS:
-            blocks, filled = stationary_chunk(
-                n, filled, limit, start_count, table, k0, k1, start_words, length_words, states, starts, lengths
-            )
-        else:
-            blocks, filled = fixed_chunk(
-                n, filled, block_length, start_count, start_scale, k0, k1, start_words, states, starts, lengths
-            )
-        for c in range(sums.shape[0]):
-            sums[c] = _block_total(sums_prefix, c, n, wrap, starts, lengths, blocks, sums[c])
-        if kind != MEAN:
-            for c in range(squares.shape[0]):
-                squares[c] = _block_total(squares_prefix, c, n, wrap, starts, lengths, blocks, squares[c])
+    """Fill out[r] for the rows begin .. end - 1 of short fixed-block replicates that
+    whole batches of BATCH_REPLICATES (:func:`_fixed_batch`) can serve; return the rows
+    left for the caller to draw alone, in order: those with a word in Lemire's rejection
+    zone, then the last, partial batch. In a function of its own: inlined into the task,
+    the batch made the task's stationary loop 8% slower."""
+    d = means.shape[0]
+    sums, squares = np.empty(d), np.empty(d)
+    needed = (n + block_length - 1) // block_length
+    philox_blocks = (needed + 3) // 4
+    batch = BATCH_REPLICATES
+    k0s, lows, highs = np.empty(batch, np.uint64), np.empty(batch, np.uint64), np.empty(batch, np.uint64)
+    lanes = batch * philox_blocks  # one array of starts per word of a Philox block (_fixed_batch)
+    batch_starts = (
+        np.empty(lanes, np.int64),
+        np.empty(lanes, np.int64),
+        np.empty(lanes, np.int64),
+        np.empty(lanes, np.int64),
+    )
+    rejected = np.empty(batch, np.uint8)
+    alone = np.empty(end - begin, np.int64)
+    count = 0
+    batch_first = begin
+    while end - batch_first >= batch:
+        for a in range(batch):
+            k0, k1 = stream_key(root_lo, root_hi, series, np.uint64(first + batch_first + a))
+            k0s[a], lows[a], highs[a] = k0, k1 & _MASK32, k1 >> _S32
+        _fixed_batch(batch, philox_blocks, start_count, start_scale, k0s, lows, highs, batch_starts, rejected)
+        for a in range(batch):
+            if rejected[a]:
+                alone[count] = batch_first + a
+                count += 1
+                continue
+            for c in range(d):
+                sums[c] = _fixed_total(sums_prefix, c, n, wrap, block_length, batch_starts, a, batch, needed)
+                if kind != MEAN:
+                    squares[c] = _fixed_total(squares_prefix, c, n, wrap, block_length, batch_starts, a, batch, needed)
+            _finish_row(sums, squares, means, n, kind, out[batch_first + a])
+        batch_first += batch
+    for r in range(batch_first, end):
+        alone[count] = r
+        count += 1
+    return alone[:count]
 
 
 @njit(cache=True, inline="always")
-def _fixed_batch(
-    replicates, blocks, start_count, start_scale, k0s, lows, highs, starts0, starts1, starts2, starts3, rejected
-):
+def _fixed_batch(replicates, blocks, start_count, start_scale, k0s, lows, highs, batch_starts, rejected):
     """The block starts of Philox blocks 0 .. blocks - 1 of the start streams of a batch
     of replicates, keyed (k0s[a], lows[a]) with series word highs[a]: word 4 j + w of
     replicate a, mapped as ``indices.map_words`` maps it, lands in
-    starts<w>[j * replicates + a]. rejected[a] is nonzero when a word of replicate a is
+    batch_starts[w][j * replicates + a]. rejected[a] is nonzero when a word of replicate a is
     in Lemire's rejection zone (rare below n = 2**16): that row must be drawn alone.
 
     One loop over the replicates per Philox block, each word mapped as it is made: a
     short row's few blocks, generated and mapped alone, leave the vector units idle.
     Measured at n = 200, b = 10 on one thread of the AMD EPYC machine: 88 ns a replicate
     alone, 33 in batches of 16 (at 8 LLVM left the loop scalar, and it was slower)."""
+    # four arrays, not one: four store streams into one array kept LLVM from vectorising
+    starts0, starts1, starts2, starts3 = batch_starts
     bound = start_count & _MASK32  # see indices._LOW_HALVES
     threshold = ((_MASK32 - bound) + np.uint64(1)) % bound
     for a in range(replicates):
@@ -660,18 +656,10 @@ def _fixed_batch(
 
 
 @njit(cache=True, inline="always")
-def _one_block(prefix, c, n, wrap, start, length, total):
-    # total plus one block's sum, as _block_total adds it
-    stop = start + length
-    if not wrap or stop <= n:
-        return total + (prefix[c, stop] - prefix[c, start])
-    return total + ((prefix[c, n] - prefix[c, start]) + prefix[c, stop - n])
-
-
-@njit(cache=True, inline="always")
-def _fixed_total(prefix, c, n, wrap, b, starts0, starts1, starts2, starts3, a, replicates, blocks):
+def _fixed_total(prefix, c, n, wrap, b, batch_starts, a, replicates, blocks):
     """_block_total of replicate a's ``blocks`` fixed blocks (length b, the last cut at n)
     from :func:`_fixed_batch`'s starts: the same sums, added in block order from 0.0."""
+    starts0, starts1, starts2, starts3 = batch_starts
     total = 0.0
     whole = blocks // 4
     for j in range(whole):

@@ -470,7 +470,7 @@ def test_a_batch_of_short_fixed_rows_maps_each_rows_words_as_the_row_alone_does(
         k0s[a], lows[a], highs[a] = k0, k1 & np.uint64(0xFFFFFFFF), k1 >> np.uint64(32)
     starts = [np.empty(batch * blocks, np.int64) for _ in range(4)]
     rejected = np.empty(batch, np.uint8)
-    engine_reduce._fixed_batch(batch, blocks, bound, scale, k0s, lows, highs, *starts, rejected)
+    engine_reduce._fixed_batch(batch, blocks, bound, scale, k0s, lows, highs, tuple(starts), rejected)
     flagged = 0
     for a in range(batch):
         k0, k1 = keys.stream_key(np.uint64(11), np.uint64(12), series, np.uint64(a))
