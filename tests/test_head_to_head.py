@@ -207,6 +207,7 @@ def test_one_thread_cells_are_timed_with_both_workers_on_one_cpu(tmp_path):
         n, allowed = (int(field) for field in line.split())
         seen[n].append(allowed)
     everything = len(cpus.allowed_cpus())
-    # per worker: the first call and the deciding warm call free, then 5 rounds on one CPU
-    assert sorted(seen[200]) == [1] * 10 + [everything] * 4
-    assert seen[2000] == [everything] * 14
+    # per worker: the first call and the deciding warm calls free, then 5 rounds on one CPU
+    free = 1 + head_to_head.DECIDING_CALLS
+    assert sorted(seen[200]) == [1] * 10 + [everything] * 2 * free
+    assert seen[2000] == [everything] * 2 * (free + 5)

@@ -19,9 +19,10 @@ How:
 * Per cell, both workers compile and warm up, then ``rounds`` rounds each time one call
   per side, in the order baseline-current, current-baseline, ... so a drift of the
   machine within a round falls on both sides alike. A sentinel cell runs on one Numba
-  thread, the others on the default. A cell whose warm call ran on one thread is timed
-  with both workers on one CPU (``bootmark.core.cpus``: on a shared box each worker would
-  keep its own CPU, and two CPUs can run tens of percent apart for seconds).
+  thread, the others on the default. A cell whose warm calls (``DECIDING_CALLS`` per side)
+  all ran on one thread is timed with both workers on one CPU (``bootmark.core.cpus``: on
+  a shared box each worker would keep its own CPU, and two CPUs can run tens of percent
+  apart for seconds).
 * The verdict per cell is the median of per-round ratios current / baseline with the
   moving-block bootstrap interval of ``bootmark.core.timing``. A cell regresses when the whole
   interval lies above its tolerance. The largest |current - baseline| statistic is
@@ -58,6 +59,8 @@ from bootmark.core.processes import LineProcess
 from bootmark.core.records import CellSpec, PathTiming, Ratio, SourceState
 
 TREE_FOLDERS = ("engine", "reference")
+# Warm calls per side read before the rounds, to decide whether the cell runs on one thread.
+DECIDING_CALLS = 3
 REPLY_TIMEOUT_S = 900.0  # a first call compiles the engine (about 10 s here); a hang must still end
 BASELINE, CURRENT = "baseline", "current"
 
@@ -280,9 +283,10 @@ def _time_cell(trees, cell, rounds, warmups, progress, turn=0):
         try:
             first = {side: worker.reply() for side, worker in workers.items()}
             times = {BASELINE: [], CURRENT: []}
-            # One more warm call per side, one side at a time (the workers warmed up together,
-            # sharing the CPUs): whether it ran on one thread decides if both share a CPU.
-            shares = [workers[side].sample() for side in (BASELINE, CURRENT)]
+            # More warm calls, one side at a time (the workers warmed up together, sharing
+            # the CPUs): both share a CPU only if every one ran on one thread. One call is too
+            # few: on a busy machine a two-thread call can get one CPU's worth for its length.
+            shares = [workers[side].sample() for _ in range(DECIDING_CALLS) for side in (BASELINE, CURRENT)]
             pids = [worker.child.process.pid for worker in workers.values()]
             cpus.SharedCpu(pids, turn=turn).pin_if_single_threaded(
                 [(share["cpu_seconds"], share["seconds"]) for share in shares]
