@@ -54,10 +54,12 @@ bootmark.studies.plugins.PluginError: [[resamplers]] 'mine': cannot import modul
 from __future__ import annotations
 
 import copy
+import difflib
 import functools
 import hashlib
 import importlib
 import importlib.metadata
+import inspect
 import math
 import os
 import re
@@ -511,6 +513,11 @@ def _read_answer(answer, where):
     return Answer(lower, upper, se, length, _number(get("point"), "point", where))
 
 
+# The keyword arguments bootmark passes every contender call, besides the series and the
+# entry's options (the module docstring's contract).
+CALL_ARGUMENTS = ("statistic", "alpha", "kind", "n_bootstraps", "seed")
+
+
 @dataclass(frozen=True)
 class Contender:
     """A loaded contender: the function, its options and where it came from.
@@ -546,7 +553,9 @@ class Contender:
         ------
         PluginError
             A kind outside ``function.kinds``, a statistic outside
-            ``function.statistics``, or a function that is not callable.
+            ``function.statistics``, a function that is not callable, or one whose
+            signature takes no parameter for an option (close names are suggested) or
+            not the arguments of every call (the module docstring's contract).
         """
         served = getattr(self.function, "kinds", None)
         if isinstance(served, str):  # one kind, written without the tuple
@@ -568,6 +577,47 @@ class Contender:
             )
         if not callable(self.function):
             raise PluginError(f"{self.entry}: {self.path} is not callable")
+        self._check_arguments()
+
+    def _check_arguments(self) -> None:
+        """Refuse, before any series is drawn, a call the function's signature cannot take:
+        an option it has no parameter for (a misspelt ``[resamplers.options]`` key), or an
+        argument bootmark always passes that it does not accept. A function whose
+        signature cannot be read (some C functions) is not checked."""
+        try:
+            signature = inspect.signature(self.function)
+        except (TypeError, ValueError):
+            return
+        parameters = signature.parameters.values()
+        if any(parameter.kind is inspect.Parameter.VAR_KEYWORD for parameter in parameters):
+            named = None  # **kwargs takes any option
+        else:
+            named = [
+                parameter.name
+                for parameter in parameters
+                if parameter.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+            ]
+        if named is not None:
+            unknown = [option for option in self.options if option not in named]
+            if unknown:
+                taken = [name for name in named if name not in CALL_ARGUMENTS and name != "series"]
+                hints = [
+                    f"{option!r} (did you mean {close[0]!r}?)" if close else repr(option)
+                    for option in unknown
+                    for close in [difflib.get_close_matches(option, taken, n=1)]
+                ]
+                raise PluginError(
+                    f"{self.entry}: {self.path} has no parameter {', '.join(hints)} for [resamplers.options]; "
+                    + (f"its options are {', '.join(taken)}" if taken else "it takes no options")
+                )
+        placeholder = {name: None for name in CALL_ARGUMENTS}
+        try:
+            signature.bind(None, **placeholder, **dict(self.options))
+        except TypeError as error:
+            raise PluginError(
+                f"{self.entry}: {self.path} cannot be called as bootmark calls a contender, "
+                f"function(series, *, {', '.join(CALL_ARGUMENTS)}, **options): {error}"
+            ) from None
 
     def interval(
         self, series: np.ndarray, *, statistic: StudyStatistic, alpha: float, kind: str, n_bootstraps: int, seed: int

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from bootmark.core import receipts, workspace
 
 from . import protocol as protocols
-from .summary import miss_split
+from .summary import POINT_KIND, miss_split, shown_once
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -222,30 +222,31 @@ def _with_error(row: Mapping[str, Any] | None, spec: str) -> str:
     return f"{row['estimate']:{spec}}{spread}"
 
 
-POINT_COLUMNS = (
-    ("bias", "bias"),
-    ("empirical_se", "empirical SE"),
-    ("model_se", "model SE"),
-    ("relative_error_modse", "relative error of model SE"),
-    ("mse", "MSE"),
-)
+ESTIMATE_COLUMNS = (("bias", "bias"), ("empirical_se", "empirical SE"), ("mse", "MSE"))
+SE_COLUMNS = (("model_se", "model SE"), ("relative_error_modse", "relative error of model SE"))
 
 
 def _point_measures_table(performance: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Markdown lines: the measures of the point estimate and its SE per (n, resampler),
-    each with its Monte Carlo SE in brackets (docs/measures.md)."""
-    found = {(row["n"], row["resampler"], row["measure"]): row for row in performance if row["kind"] == "point"}
-    keys = sorted({(n, resampler) for n, resampler, _ in found}, key=lambda key: (key[0], key[1]))
+    """Markdown lines: the measures of the point estimate, once per n for the resamplers
+    that share them (:func:`~bootmark.studies.summary.shown_once`), then those of each
+    resampler's SE, each with its Monte Carlo SE in brackets (docs/measures.md)."""
+    rows = [row for row in shown_once(performance) if row["kind"] == POINT_KIND]
+    found = {(row["n"], row["resampler"], row["measure"]): row for row in rows}
     lines = [
         "Point estimate and SE (ADEMP measures, Monte Carlo SE in brackets; [docs/measures.md](docs/measures.md)):",
         "",
-        "| n | resampler | " + " | ".join(title for _, title in POINT_COLUMNS) + " |",
-        "|---:|---|" + "---:|" * len(POINT_COLUMNS),
     ]
-    for n, resampler in keys:
-        cells = [_with_error(found.get((n, resampler, measure)), ".4f") for measure, _ in POINT_COLUMNS]
-        lines.append(f"| {n} | {resampler} | " + " | ".join(cells) + " |")
-    return lines
+    for label, columns in (("point estimate of", ESTIMATE_COLUMNS), ("SE of", SE_COLUMNS)):
+        keys = list(dict.fromkeys((n, r) for n, r, measure in found if measure == columns[0][0]))
+        lines += [
+            f"| n | {label} | " + " | ".join(title for _, title in columns) + " |",
+            "|---:|---|" + "---:|" * len(columns),
+        ]
+        for n, resampler in keys:
+            cells = [_with_error(found.get((n, resampler, measure)), ".4f") for measure, _ in columns]
+            lines.append(f"| {n} | {resampler} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return lines[:-1]
 
 
 def draw_process_chart(body: Mapping[str, Any], path: str) -> str:

@@ -4,7 +4,9 @@
 (n, resampler, kind, measure): columns ``n``, ``resampler``, ``kind``, ``measure``,
 ``estimate`` and ``mc_se`` (the measures of docs/measures.md; kind ``"point"`` for the
 measures of the point estimate and its SE; undefined figures are NaN). ``bootmark study
-show --format csv|json|markdown`` prints the same table.
+show --format csv|json`` prints the same table, ``--format markdown`` the study's coverage
+table and verdicts before it. ``to_frame(per_series=True)`` gives every series' interval
+instead (:data:`SERIES_COLUMNS`).
 
 A receipt made before the performance measures were recorded gets them computed from its
 per-series outcomes, with the same code, on load; a receipt that records them is read as
@@ -40,16 +42,29 @@ from typing import TYPE_CHECKING
 
 from bootmark.core.receipts import ReceiptError, load_receipt
 
-from .summary import performance
+from .summary import performance, shown_once
 
 if TYPE_CHECKING:
     from typing import Any
 
     import pandas
 
-__all__ = ["COLUMNS", "FORMATS", "StudyReceipt", "load"]
+__all__ = ["COLUMNS", "FORMATS", "SERIES_COLUMNS", "StudyReceipt", "load"]
 
 COLUMNS = ("n", "resampler", "kind", "measure", "estimate", "mc_se")
+SERIES_COLUMNS = (
+    "n",
+    "series",
+    "resampler",
+    "kind",
+    "lower",
+    "upper",
+    "covered",
+    "point",
+    "standard_error",
+    "block_length",
+    "truth",
+)
 FORMATS = ("text", "csv", "json", "markdown")
 
 
@@ -84,23 +99,85 @@ class StudyReceipt:
     body: dict = field(repr=False)
     rows: tuple = field(repr=False)
 
-    def to_frame(self) -> pandas.DataFrame:
-        """The tidy table: one row per (n, resampler, kind, measure).
+    def to_frame(self, per_series: bool = False) -> pandas.DataFrame:
+        """The tidy table: one row per (n, resampler, kind, measure); or, with
+        ``per_series``, one row per (n, series, resampler, kind): every interval the run
+        judged.
+
+        Parameters
+        ----------
+        per_series : bool, default False
+            Return the per-series outcomes instead of the measures.
 
         Returns
         -------
         pandas.DataFrame
-            Columns :data:`COLUMNS`; ``n`` int64, ``estimate`` and ``mc_se`` float64
-            (NaN where undefined), the rest strings.
+            Measures: columns :data:`COLUMNS`; ``n`` int64, ``estimate`` and ``mc_se``
+            float64 (NaN where undefined), the rest strings.
+            Per series: columns :data:`SERIES_COLUMNS`; ``n`` and ``series`` (the
+            series' index within its n, 0-based) int64; ``resampler`` and ``kind``
+            strings; ``lower``, ``upper``, ``point``, ``standard_error`` and ``truth``
+            float64 in data units, ``block_length`` float64 (NaN where a resampler
+            reports none, as ``standard_error`` is where it gives none); ``covered``
+            bool (``lower <= truth <= upper``, the coverage measure's own test).
+
+        Examples
+        --------
+        >>> import os
+        >>> from bootmark.core import workspace
+        >>> folder = os.path.join(workspace.find().receipts, "studies")
+        >>> name = "study-S1-v1-registered-intel-r-xeon-r-processor-20261203T072511Z-cb0fdf48bd.json"
+        >>> series = load(os.path.join(folder, name)).to_frame(per_series=True)
+        >>> list(series.columns) == list(SERIES_COLUMNS)
+        True
+        >>> iid = series.query("n == 200 and resampler == 'engine.IID' and kind == 'percentile'")
+        >>> len(iid), float(iid["covered"].mean())
+        (2000, 0.5085)
         """
         # late: pandas is needed only for a frame, and costs a third of a second to import
         import pandas
 
+        if per_series:
+            return self._series_frame(pandas)
         frame = pandas.DataFrame(list(self.rows), columns=list(COLUMNS))
         frame["n"] = frame["n"].astype("int64")
         for column in ("estimate", "mc_se"):
             frame[column] = frame[column].astype("float64")
         return frame
+
+    def _series_frame(self, pandas):
+        """:meth:`to_frame` with ``per_series``: the cells' columns, one row per interval."""
+        parts = []
+        for cell in self.body["results"]["cells"]:
+            truth = cell["truth"]["value"]
+            for resampler, columns in cell["resamplers"].items():
+                count = len(columns["point"])
+                shared = {
+                    "point": columns["point"],
+                    "standard_error": columns["standard_error"],
+                    "block_length": columns.get("block_length") or [None] * count,
+                }
+                for kind, bounds in columns["intervals"].items():
+                    part = pandas.DataFrame(
+                        {
+                            "n": cell["n"],
+                            "series": range(count),
+                            "resampler": resampler,
+                            "kind": kind,
+                            "lower": bounds["lower"],
+                            "upper": bounds["upper"],
+                            **shared,
+                            "truth": truth,
+                        }
+                    )
+                    parts.append(part)
+        frame = pandas.concat(parts, ignore_index=True)
+        for column in ("lower", "upper", "point", "standard_error", "block_length", "truth"):
+            frame[column] = frame[column].astype("float64")  # None (not reported) -> NaN
+        frame["n"] = frame["n"].astype("int64")
+        frame["series"] = frame["series"].astype("int64")
+        frame.insert(6, "covered", (frame["lower"] <= frame["truth"]) & (frame["truth"] <= frame["upper"]))
+        return frame[list(SERIES_COLUMNS)]
 
     def to_csv(self) -> str:
         """The tidy table as CSV text (header :data:`COLUMNS`; floats written with ``repr``,
@@ -119,9 +196,12 @@ class StudyReceipt:
         return json.dumps([{column: row[column] for column in COLUMNS} for row in self.rows], indent=1)
 
     def to_markdown(self) -> str:
-        """The tidy table as a markdown table: estimate and MC SE to four significant digits."""
+        """The tidy table as a markdown table: estimate and MC SE to four significant
+        digits; the measures of the point estimate once for the resamplers that share them
+        (:func:`~bootmark.studies.summary.shown_once`; the csv, json and frame keep a row
+        per resampler)."""
         lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * 3 + "---|" + "---:|" * 2]
-        for row in self.rows:
+        for row in shown_once(self.rows):
             cells = [str(row["n"]), row["resampler"], row["kind"], row["measure"]]
             cells += ["" if row[c] is None else f"{row[c]:.4g}" for c in ("estimate", "mc_se")]
             lines.append("| " + " | ".join(cells) + " |")

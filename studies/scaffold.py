@@ -39,7 +39,8 @@ _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 _PROTOCOL = '''\
 # A coverage study of your own (docs/protocols.md describes every field).
 # Run it now:      bootmark study run {name} --profile tiny --no-write
-# Run it for real: bootmark study run {name}    (writes receipts/studies/{name}-v1-...json)
+# Run it for real: bootmark study run {name}
+#   (writes receipts/studies/study-{name}-v1-registered-<machine>-<UTC time>-<commit>.json)
 # Once a receipt of this version is committed, never edit this file: copy it to
 # {name}-v2.toml and bump `version`.
 
@@ -57,6 +58,7 @@ at n = 200, as the moving-block bootstrap does.
 name = "ar1"                     # a built-in process (ar1, ar3, arma11, heteroskedastic_ar1), or
                                  # callable = "package.module:Class" for a process of your own
 parameters = {{ phi = 0.5, innovation_sd = 1.0, burn_in = 500 }}
+true_se = "finite_n"             # the exact true SE at each n (mean, var); "large_n": sqrt(LRV / n), any statistic
 truth = "Closed form: the process mean is 0; its large-n SE is sqrt(long-run variance / n)."
 
 [design]

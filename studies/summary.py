@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from .protocol import Criterion, PublishedFigure
 
 __all__ = [
+    "ESTIMATE_MEASURES",
+    "EVERY_RESAMPLER",
     "POINT_KIND",
     "compare_published",
     "coverage_row",
@@ -47,6 +49,7 @@ __all__ = [
     "render_measures",
     "render_table",
     "shipped_citation",
+    "shown_once",
     "summarise",
     "wilson_interval",
 ]
@@ -634,6 +637,61 @@ def render_table(results: Mapping[str, Any], nominal: float) -> str:
     return "\n".join(lines)
 
 
+# The measures of the point estimate alone (docs/measures.md): they differ between
+# resamplers only where a contender answers its own point; model_se and
+# relative_error_modse read each resampler's SE.
+ESTIMATE_MEASURES = ("bias", "relative_bias", "empirical_se", "mse")
+EVERY_RESAMPLER = "every resampler"
+
+
+def shown_once(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The performance rows as printed: the measures of the point estimate
+    (:data:`ESTIMATE_MEASURES`) appear once per n for the resamplers whose figures are the
+    same, under :data:`EVERY_RESAMPLER` (or the names that share them, comma-separated),
+    at the first one's place; every other row is kept as it is. The data (``to_frame``,
+    csv, json) keep one row per resampler.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        ``{"n", "resampler", "kind", "measure", "estimate", "mc_se"}`` rows (:func:`performance`).
+
+    Returns
+    -------
+    list of dict
+
+    Examples
+    --------
+    >>> rows = [
+    ...     {"n": 50, "resampler": name, "kind": "point", "measure": measure, "estimate": value, "mc_se": 0.1}
+    ...     for name in ("engine.IID", "mine") for measure, value in (("bias", 0.2), ("model_se", len(name)))
+    ... ]
+    >>> [(row["resampler"], row["measure"]) for row in shown_once(rows)]
+    [('every resampler', 'bias'), ('engine.IID', 'model_se'), ('mine', 'model_se')]
+    """
+
+    def is_estimate(row):
+        return row["kind"] == POINT_KIND and row["measure"] in ESTIMATE_MEASURES
+
+    figures: dict[tuple[int, str], list] = {}
+    for row in rows:
+        if is_estimate(row):
+            figures.setdefault((row["n"], row["resampler"]), []).append((row["measure"], row["estimate"], row["mc_se"]))
+    sharing: dict[tuple[int, tuple], list[str]] = {}
+    for (n, resampler), found in figures.items():
+        sharing.setdefault((n, tuple(found)), []).append(resampler)
+    label = {}
+    for (n, _), names in sharing.items():
+        everyone = [resampler for cell_n, resampler in figures if cell_n == n]
+        shown = EVERY_RESAMPLER if len(names) == len(everyone) > 1 else ", ".join(names)
+        label[(n, names[0])] = shown
+    return [
+        dict(row, resampler=label[(row["n"], row["resampler"])]) if is_estimate(row) else dict(row)
+        for row in rows
+        if not is_estimate(row) or (row["n"], row["resampler"]) in label
+    ]
+
+
 def render_measures(rows: Sequence[Mapping[str, Any]]) -> str:
     """The performance rows (:func:`performance`) as a plain-text table.
 
@@ -645,7 +703,8 @@ def render_measures(rows: Sequence[Mapping[str, Any]]) -> str:
     Returns
     -------
     str
-        A header, one line per row (undefined figures as ``-``) and a note on units.
+        A header, one line per row (undefined figures as ``-``; the measures of the point
+    estimate once for the resamplers that share them, :func:`shown_once`) and a note on units.
 
     Examples
     --------
@@ -655,6 +714,7 @@ def render_measures(rows: Sequence[Mapping[str, Any]]) -> str:
       200  engine.IID                    point       bias                            0.0100      0.0020
     (ADEMP measures with Monte Carlo SEs, Morris et al. 2019, Table 6: docs/measures.md)
     """
+    rows = shown_once(rows)
     width = max([30] + [len(row["resampler"]) + 2 for row in rows])
     lines = [f"{'n':>5}  {'resampler':<{width}}{'kind':<12}{'measure':<26}{'estimate':>12}{'mc_se':>12}"]
     for row in rows:

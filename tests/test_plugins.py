@@ -17,6 +17,7 @@ runner's tripwires stop a contender that answers garbage.
 import io
 import math
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -335,6 +336,50 @@ def test_csv_round_trips_to_the_frame(acceptance_body, space, tmp_path):
     assert len(frame) == 3 * (6 + 5)
 
 
+def test_the_per_series_frame_holds_every_interval_the_measures_judged(acceptance_body, tmp_path):
+    from bootmark.core import provenance, receipts
+
+    path = receipts.write_receipt(receipts.seal("study", provenance.collect(), acceptance_body), str(tmp_path))
+    series = load(path).to_frame(per_series=True)
+    [cell] = acceptance_body["results"]["cells"]
+    names = list(cell["resamplers"])
+    assert len(series) == len(names) * SERIES and series["series"].tolist() == list(range(SERIES)) * len(names)
+    assert series.dtypes["n"] == "int64" and series.dtypes["covered"] == "bool" and series.dtypes["lower"] == "float64"
+    for name in names:
+        mine = series[series["resampler"] == name]
+        bounds = cell["resamplers"][name]["intervals"]["normal"]
+        assert mine["lower"].tolist() == bounds["lower"] and mine["upper"].tolist() == bounds["upper"]
+        # the coverage the receipt's measures report, counted again from the series
+        coverage, _ = _coverage(acceptance_body, name)
+        assert mine["covered"].mean() == coverage
+    oracle = series[series["resampler"] == "mine.oracle"]
+    assert oracle["standard_error"].isna().all()  # the oracle reports bounds only: NaN, not a made-up SE
+
+
+def test_the_point_estimates_measures_are_shown_once_unless_a_contender_answers_its_own_point():
+    from bootmark.studies.summary import shown_once
+
+    def rows(name, bias):
+        return [
+            {"n": 50, "resampler": name, "kind": "point", "measure": measure, "estimate": value, "mc_se": 0.1}
+            for measure, value in (("bias", bias), ("empirical_se", 1.0), ("model_se", 0.9))
+        ]
+
+    shared = shown_once(rows("a", 0.2) + rows("b", 0.2) + rows("c", 0.3))
+    labels = [(row["resampler"], row["measure"]) for row in shared]
+    assert labels == [
+        ("a, b", "bias"),
+        ("a, b", "empirical_se"),
+        ("a", "model_se"),
+        ("b", "model_se"),
+        ("c", "bias"),
+        ("c", "empirical_se"),
+        ("c", "model_se"),
+    ]
+    everyone = shown_once(rows("a", 0.2) + rows("b", 0.2))
+    assert [row["resampler"] for row in everyone if row["measure"] == "bias"] == ["every resampler"]
+
+
 def test_an_import_path_that_does_not_import_names_the_entry(space, tmp_path):
     resamplers = f"""
 [[resamplers]]
@@ -445,9 +490,35 @@ def test_study_new_scaffolds_a_study_that_runs_at_once(tmp_path):
     assert made.returncode == 0, made.stderr
     assert (tmp_path / "protocols" / "HACdemo-v1.toml").is_file()
     assert (tmp_path / "contenders" / "hacdemo.py").is_file()
+    before = sorted(path.relative_to(tmp_path) for path in tmp_path.rglob("*"))
+    tried = _cli(["study", "run", "HACdemo", "--profile", "tiny", "--no-progress", "--no-write"], environment, tmp_path)
+    assert tried.returncode in (0, 1) and "mine.newey-west" in tried.stdout, tried.stderr
+    assert "re-running with" not in tried.stderr  # said only with --verbose
+    # --no-write writes nothing: no receipt, no runs/ folder (which would refuse the real run)
+    assert sorted(path.relative_to(tmp_path) for path in tmp_path.rglob("*")) == before
     ran = _cli(["study", "run", "HACdemo", "--profile", "tiny", "--no-progress"], environment, tmp_path)
     assert ran.returncode in (0, 1), ran.stderr  # finished: criteria judged on 20 series
     assert "mine.newey-west" in ran.stdout and "receipt:" in ran.stdout
+    # the file the protocol's comment names (for the registered profile) is the one written
+    comment = re.search(
+        r"writes (receipts/studies/[^)]+\.json)", (tmp_path / "protocols" / "HACdemo-v1.toml").read_text()
+    )
+    named = re.escape(comment.group(1).replace("-registered-", "-tiny-"))
+    named = re.sub(r"<[^>]+>", "[^/]+", named)
+    written = ran.stdout.split("receipt:")[1].strip()
+    assert re.fullmatch(named, os.path.relpath(written, tmp_path)), (named, written)
+    shown = _cli(["study", "show", written, "--format", "markdown"], environment, tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    # coverage with its Wilson interval, every criterion's verdict, the measures' table
+    coverage = load(written).body["results"]["coverage"]
+    for row in coverage:
+        wilson = f"{row['wilson_low']:.3f}-{row['wilson_high']:.3f}"
+        assert f"| {row['resampler']} | {row['kind']} | {row['coverage']:.3f} | {wilson} |" in shown.stdout
+    verdict = "PASS" if ran.returncode == 0 else "FAIL"
+    assert f"- **{verdict}** `coverage(mine.newey-west, normal) within 3 mc_se of 0.900`" in shown.stdout
+    # the point estimate's own measures once (both resamplers' point is the mean), each SE's per resampler
+    assert shown.stdout.count("| every resampler | point | bias |") == 1
+    assert shown.stdout.count("| point | model_se |") == 2
     again = _cli(["study", "new", "HACdemo"], environment, tmp_path)
     assert again.returncode == 2 and "already registered" in again.stderr and "Traceback" not in again.stderr
 
@@ -511,6 +582,41 @@ callable = "{space[1]["contenders"]}:oracle"
 """
     with pytest.raises(protocol.ProtocolError, match=message):
         _protocol(space, resamplers=resamplers)
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ("thetaa = 0.5", r"no parameter 'thetaa' \(did you mean 'theta'\?\) .*its options are theta, scale"),
+        ("theta = 0.5\nwidth = 2", r"no parameter 'width' for \[resamplers.options\]"),
+        ("", r"cannot be called as bootmark calls a contender.*'theta'"),  # a required option left out
+    ],
+)
+def test_contender_options_are_checked_against_its_signature_before_any_series(space, tmp_path, options, message):
+    resamplers = f"""
+[[resamplers]]
+name = "mine.oracle"
+callable = "{space[1]["contenders"]}:oracle"
+kinds = ["normal"]
+[resamplers.options]
+{options}
+"""
+    found = _protocol(space, resamplers=resamplers, series=20)
+    with pytest.raises(plugins.PluginError, match=rf"\[\[resamplers\]\] 'mine.oracle': .*{message}"):
+        runner.run_study(found, "tiny", run_directory=str(tmp_path / "run"), show_progress=False)
+    assert not (tmp_path / "run").exists()  # refused before the run directory, before any series
+
+
+def test_a_contender_that_takes_any_option_or_misses_a_call_argument():
+    def open_ended(series, *, statistic, alpha, kind, n_bootstraps, seed, **options):
+        return (0.0, 1.0)
+
+    def no_seed(series, *, statistic, alpha, kind, n_bootstraps):
+        return (0.0, 1.0)
+
+    plugins.Contender("[[resamplers]] 'a'", "m:open_ended", open_ended, {"anything": 1}).check(("normal",), "mean")
+    with pytest.raises(plugins.PluginError, match="cannot be called as bootmark calls a contender.*'seed'"):
+        plugins.Contender("[[resamplers]] 'b'", "m:no_seed", no_seed, {}).check(("normal",), "mean")
 
 
 def test_calibrated_intervals_of_a_statistic_the_engine_cannot_nest_are_refused(space):

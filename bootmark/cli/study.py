@@ -12,8 +12,10 @@ read or its peers are not installed.
 """
 
 import argparse
+import contextlib
 import os
 import sys
+import tempfile
 
 # Light modules only: building the parser (every `bootmark` command, `--version` too) must
 # not load the engine, numpy or numba. The actions import the rest when they run.
@@ -26,6 +28,7 @@ from bootmark.studies import results, summary
 # The parser's default profile: bootmark.studies.protocol.REGISTERED_PROFILE, named here
 # because that module loads the engine; tests/test_cli_startup.py checks the two agree.
 REGISTERED_PROFILE = "registered"
+VERBOSE_HELP = "say when the command re-runs itself with the OpenBLAS kernel pinned (bootmark.core.blas)"
 
 
 def add_parser(commands):
@@ -54,14 +57,20 @@ def add_parser(commands):
     run.add_argument(
         "--output-dir", default=None, help="where the receipt goes (default: the workspace's receipts/studies)"
     )
-    run.add_argument("--no-write", action="store_true", help="print the table but write no receipt")
+    run.add_argument(
+        "--no-write",
+        action="store_true",
+        help="print the table but write nothing: no receipt, no checkpoints (a Monte Carlo truth is still cached)",
+    )
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument("--verbose", action="store_true", help=VERBOSE_HELP)
     run.set_defaults(study_handler=_run)
     verify = actions.add_parser("verify", help="check a receipt's schema, hash, protocol and replay series bitwise")
     verify.add_argument("receipt")
     verify.add_argument("--all", action="store_true", help="replay every series, not a sample")
     verify.add_argument("--sample", type=int, default=20, help="series to replay (default 20)")
     verify.add_argument("--sample-seed", type=int, help="seed of the sample choice (default: fresh, printed)")
+    verify.add_argument("--verbose", action="store_true", help=VERBOSE_HELP)
     verify.set_defaults(study_handler=_verify)
     show = actions.add_parser(
         "show", help="print a receipt's coverage table, verdicts and published figures, or its measures as data"
@@ -71,8 +80,9 @@ def add_parser(commands):
         "--format",
         choices=results.FORMATS,
         default="text",
-        help="text (default: tables and verdicts), or the performance measures as csv, json or markdown "
-        "(one row per n, resampler, kind and measure, with its Monte Carlo SE)",
+        help="text (default: tables and verdicts); markdown (the same: coverage with its Wilson interval, the "
+        "criteria's verdicts, then every measure); or the performance measures as data, csv or json (one row per "
+        "n, resampler, kind and measure, with its Monte Carlo SE)",
     )
     show.set_defaults(study_handler=_show)
     new = actions.add_parser(
@@ -132,20 +142,29 @@ def _run(args):
         peers.require_installed(resampler.contender for resampler in found.resamplers)
     if args.workers < 1:
         raise protocol.ProtocolError(f"--workers must be at least 1, got {args.workers}")
+    if args.no_write and (args.resume or args.run_dir):
+        raise UsageError(
+            "--no-write keeps no checkpoints, so it cannot --resume or take --run-dir; drop --no-write to keep them"
+        )
     if not args.no_write:  # checked before the run, not after it
         workspace.writable_directory("study", args.output_dir)
     started = provenance.collect()
     if found.kind != "coverage":
         return _run_process(found, started, args)
-    body = runner.run_study(
-        found,
-        args.profile,
-        workers=args.workers,
-        scheduler=args.scheduler,
-        run_directory=args.run_dir,
-        resume=args.resume,
-        show_progress=not args.no_progress,
-    )
+    # --no-write writes nothing to the workspace: the checkpoints go to a folder removed
+    # when the run ends, however it ends
+    with (
+        tempfile.TemporaryDirectory(prefix="bootmark-study-") if args.no_write else contextlib.nullcontext() as scratch
+    ):
+        body = runner.run_study(
+            found,
+            args.profile,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            run_directory=os.path.join(scratch, "run") if scratch else args.run_dir,
+            resume=args.resume,
+            show_progress=not args.no_progress,
+        )
     started["finished_utc"] = provenance.utc_now()
     # the user's code's distributions join the versions a receipt records (bootmark's own are there)
     versions = started["versions"]
@@ -230,6 +249,16 @@ def _show(args):
     if "study" not in body:
         raise ReceiptError(f"{args.receipt} is a {load_receipt(args.receipt)['kind']} receipt, not a study receipt")
     study = body["study"]
+    if args.format == "markdown" and study.get("kind") != "multiplier_autocorrelation":
+        # late: loads the protocol module (the engine), which building the parser must not
+        from bootmark.studies import report
+
+        # as `study render` shows a study (coverage with its Wilson interval, the criteria's
+        # verdicts), then every performance measure
+        print(report.render_study(body, args.receipt))
+        print("\nPerformance measures (Monte Carlo SE beside each; docs/measures.md):\n")
+        print(results.load(args.receipt).render("markdown"))
+        return OK
     if args.format != "text":
         print(results.load(args.receipt).render(args.format))
         return OK
@@ -294,20 +323,22 @@ def _render(args):
     return OK
 
 
-def _pin_blas_kernel(command_line):
+def _pin_blas_kernel(command_line, verbose=False):
     """Re-execute this command with the OpenBLAS kernel pinned (:mod:`bootmark.core.blas`),
-    when it is not and the command came from a shell (``command_line``, not None)."""
+    when it is not and the command came from a shell (``command_line``, not None); say so
+    on stderr only when ``verbose`` (the receipt records the kernel either way)."""
 
     if command_line is None or os.environ.get(blas.CORETYPE_VARIABLE) == blas.PINNED_CORETYPE:
         return
     if blas.kernel_problem() is None or not os.path.isfile(sys.argv[0]):
         return
-    print(
-        f"bootmark study: re-running with {blas.CORETYPE_VARIABLE}={blas.PINNED_CORETYPE} so the peers' "
-        "results replay bit for bit on any x86-64 machine",
-        file=sys.stderr,
-    )
-    sys.stderr.flush()
+    if verbose:
+        print(
+            f"bootmark study: re-running with {blas.CORETYPE_VARIABLE}={blas.PINNED_CORETYPE} so the peers' "
+            "results replay bit for bit on any x86-64 machine",
+            file=sys.stderr,
+        )
+        sys.stderr.flush()
     os.execve(sys.executable, [sys.executable, sys.argv[0], *command_line], blas.pinned_environment())
 
 
@@ -315,7 +346,7 @@ def dispatch(args, command_line=None):
     """Run ``bootmark study ...``; ``command_line`` is sys.argv[1:] when invoked from a
     shell, which lets run and verify re-execute with the BLAS kernel pinned."""
     if args.study_command in ("run", "verify"):
-        _pin_blas_kernel(command_line)
+        _pin_blas_kernel(command_line, args.verbose)
     return args.study_handler(args)
 
 

@@ -1,6 +1,7 @@
 """The charts of ``bootmark site``: matplotlib figures saved as SVG text, drawn from
 receipts only (every mark is a number a receipt holds), and byte-identical for the same
-receipts (a fixed ``svg.hashsalt``, no date, text kept as text).
+receipts (a fixed ``svg.hashsalt``, no date, text kept as text, clip paths numbered in
+order rather than named by a hash of their float bounds).
 
 Each function returns the SVG as a string; the page shows the same numbers in a table
 beside it, the chart's text equivalent.
@@ -9,6 +10,7 @@ beside it, the chart's text equivalent.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Mapping, Sequence
 
 __all__ = ["forest_svg", "history_svg", "memory_svg", "samples_svg", "speed_svg"]
@@ -38,7 +40,26 @@ def _svg(figure) -> str:
     buffer = io.StringIO()
     figure.tight_layout()
     figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
-    return buffer.getvalue()
+    return numbered_clips(buffer.getvalue())
+
+
+# matplotlib names a clip path by a hash of its rectangle's bounds at full float precision,
+# so a last-bit change of the layout (another numpy or kiwisolver build) renames every clip
+# path of an otherwise identical chart.
+_CLIP_ID = re.compile(r'(?<=id=")p[0-9a-f]{10}(?=")|(?<=url\(#)p[0-9a-f]{10}(?=\))')
+
+
+def numbered_clips(svg: str) -> str:
+    """``svg`` with matplotlib's hashed clip-path ids (``p`` and ten hex digits) renamed
+    ``clip1``, ``clip2``, ... in order of first appearance, references included.
+
+    Examples
+    --------
+    >>> numbered_clips('<g clip-path="url(#p0123456789)"/><clipPath id="p0123456789"/><a id="pabcdefabcd"/>')
+    '<g clip-path="url(#clip1)"/><clipPath id="clip1"/><a id="clip2"/>'
+    """
+    names: dict[str, str] = {}
+    return _CLIP_ID.sub(lambda found: names.setdefault(found.group(), f"clip{len(names) + 1}"), svg)
 
 
 def _styled(draw):
