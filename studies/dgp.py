@@ -16,7 +16,8 @@ Each process is a frozen dataclass with
   the families a process knows, and :func:`has_truth` asks.
 
 Stationary processes start from zero and drop ``burn_in`` values; the closed-form
-standard errors are the large-n ones, sqrt(asymptotic variance / n).
+standard errors are the large-n ones, sqrt(asymptotic variance / n), unless a process is
+built with ``true_se = "finite_n"`` (a protocol's ``[dgp] true_se``, below).
 
 AR1, AR3 and ARMA11 are stationary Gaussian linear processes (Gaussian innovations,
 ``bootmark.core.simulate.arma_path``), so every built-in statistic has a closed-form
@@ -36,9 +37,25 @@ k, truncated after ``BARTLETT_LAGS`` lags and added with math.fsum):
 * acf:k: rho_k; Bartlett's w_kk = sum_{m>=1} (rho_{m+k} + rho_{m-k} - 2 rho_k rho_m)**2;
 * ar1_slope and ar_coef (one statistic): rho_1; Bartlett's w_11.
 
-Every truth is pure-Python float arithmetic (exact fractions for Yule-Walker, no
-LAPACK, BLAS or scipy), so it has the same bits wherever the C library's exp, sin,
-asin and log round alike.
+With ``true_se = "finite_n"`` the mean and var (the statistics of ``FINITE_N_FAMILIES``) get
+their exact standard error at n instead, from gamma_0 .. gamma_{n-1}; the true values stay
+the population ones (0 and gamma_0: what an interval should cover), and every other
+statistic is refused (its SE has no closed form at finite n):
+
+* mean: Var(xbar) = (1/n) [gamma_0 + 2 sum_{k=1}^{n-1} (1 - k/n) gamma_k] (any stationary
+  process: :func:`finite_n_variance_of_mean`);
+* var (ddof=0): s2 = x'Ax with A = (I - 11'/n)/n, so Var(s2) = 2 tr((A Sigma)**2) for a
+  Gaussian series, Sigma the n x n Toeplitz autocovariance matrix; with c = Sigma 1,
+  tr((A Sigma)**2) = [tr(Sigma**2) - 2 c'c/n + (1'c)**2/n**2] / n**2 and tr(Sigma**2) =
+  n gamma_0**2 + 2 sum_{k=1}^{n-1} (n - k) gamma_k**2, O(n) (:func:`finite_n_variance_of_var`).
+
+Those sums are exact (integer arithmetic on the floats gamma_0 and rho_k, each a dyadic
+rational) and rounded once, so they lose nothing to cancellation (the var's three terms
+nearly cancel when phi is near 1 and n small).
+
+Every truth is pure-Python float arithmetic (exact fractions for Yule-Walker, exact
+integers for the finite-n sums, no LAPACK, BLAS or scipy), so it has the same bits
+wherever the C library's exp, sin, asin and log round alike.
 
 Examples
 --------
@@ -48,11 +65,14 @@ Examples
 (200,)
 >>> round(process.truth(200, "mean").standard_error, 6)
 0.141421
+>>> round(AR1(0.7).truth(100).standard_error, 4), round(AR1(0.7, true_se="finite_n").truth(100).standard_error, 4)
+(0.3333, 0.3287)
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from dataclasses import dataclass, replace
 from decimal import Decimal, localcontext
@@ -78,12 +98,16 @@ __all__ = [
     "AR1",
     "AR3",
     "ARMA11",
+    "FINITE_N_FAMILIES",
     "PROCESSES",
+    "TRUE_SE",
     "HeteroskedasticAR1",
     "Truth",
     "ar1",
     "ar1_mean_standard_error",
     "autocorrelations",
+    "finite_n_variance_of_mean",
+    "finite_n_variance_of_var",
     "has_truth",
     "make_process",
     "ols_ar1_slope",
@@ -188,6 +212,13 @@ def _checked_statistic(process, name, statistic):
         parsed = builtin_statistics.parse(statistic, "statistic")  # a malformed name: parse's own error
         if parsed.family in process.statistics:
             return parsed
+        if parsed.family in GAUSSIAN_FAMILIES and getattr(process, "true_se", None) == "finite_n":
+            raise InvalidParameterError(
+                ErrorCode.STATISTIC,
+                "statistic",
+                f"{name} with true_se='finite_n' has no exact finite-n SE for {statistic!r}",
+                f"use one of {', '.join(FINITE_N_FAMILIES)}, or true_se='large_n' for its large-n SE",
+            )
     knows_all = set(process.statistics) == set(builtin_statistics.FAMILIES)
     raise InvalidParameterError(
         ErrorCode.STATISTIC,
@@ -299,6 +330,12 @@ def _slope_truth(rho, n):
 
 _SLOPES = ("ar1_slope", "ar_coef")  # one statistic, two names: one truth
 GAUSSIAN_FAMILIES = builtin_statistics.FAMILIES  # the closed forms of AR1, AR3 and ARMA11
+#: Which SE the closed forms of AR1, AR3 and ARMA11 give (a protocol's ``[dgp] true_se``):
+#: ``"large_n"``, sqrt(asymptotic variance / n), the default because every receipt made before
+#: the key existed used it; or ``"finite_n"``, the exact SE at n (``FINITE_N_FAMILIES`` only).
+TRUE_SE = ("large_n", "finite_n")
+#: The statistics with an exact finite-n SE for AR1, AR3 and ARMA11 (Gaussian).
+FINITE_N_FAMILIES = ("mean", "var")
 _GAUSS_LEGENDRE_ORDER = 40  # nodes per panel (even: no node at 0)
 _GAUSS_LEGENDRE_PANELS = 4  # equal panels of [0, asin(rho)]
 _NEGLIGIBLE_RHO = 1e-20  # a quantile term with |rho_k| below it adds under 2e-20 (the integrand is ~1 near 0)
@@ -425,6 +462,175 @@ def _gaussian_truth(process, n, statistic):
     return Truth(value, math.sqrt(variance / series_length(n)), source)
 
 
+def _check_true_se(value):
+    if value not in TRUE_SE:
+        raise InvalidParameterError(
+            ErrorCode.DATA_SHAPE,
+            "true_se",
+            f"must be one of {', '.join(map(repr, TRUE_SE))}, got {value!r}",
+            "pass true_se='large_n' (the default) or 'finite_n'",
+        )
+
+
+def _dyadic(values):
+    """(integers, scale) with ``values[i] == integers[i] / 2**scale`` exactly.
+
+    A finite float is a dyadic rational, so sums and products of these integers are exact:
+    the finite-n variances below round once, at their final division (Python's int / int
+    is correctly rounded), whatever the cancellation between their terms."""
+    ratios = [float(value).as_integer_ratio() for value in values]
+    scale = max(denominator.bit_length() - 1 for _, denominator in ratios)
+    return [numerator << (scale - denominator.bit_length() + 1) for numerator, denominator in ratios], scale
+
+
+def _checked_autocorrelations(variance, autocorrelations):
+    """``autocorrelations`` as a list of floats rho_0..rho_{n-1}, checked with ``variance``."""
+    rho = [float(value) for value in autocorrelations]
+    if not rho or rho[0] != 1.0 or not all(math.isfinite(value) for value in rho):
+        raise InvalidParameterError(
+            ErrorCode.DATA_SHAPE,
+            "autocorrelations",
+            "must be the finite rho_0 .. rho_{n-1} of a stationary series, rho_0 = 1",
+            "pass process.autocorrelations(n - 2)[:n]",
+        )
+    _check_sd(variance, "variance")
+    return rho
+
+
+def finite_n_variance_of_mean(variance: float, autocorrelations: Sequence[float]) -> float:
+    """Exact variance of the sample mean of n consecutive values of a stationary series.
+
+    Var(xbar) = (1/n) [gamma_0 + 2 sum_{k=1}^{n-1} (1 - k/n) gamma_k], gamma_k = ``variance``
+    rho_k, n = ``len(autocorrelations)``. No distribution is assumed (only stationarity).
+    The sum is exact (:func:`_dyadic`) and rounded once, so the bits are the same on
+    every machine.
+
+    Parameters
+    ----------
+    variance : float
+        gamma_0, the process variance (squared data units), finite and > 0.
+    autocorrelations : sequence of float
+        rho_0 .. rho_{n-1} (rho_0 = 1); its length is the series length n.
+
+    Returns
+    -------
+    float
+        Var(xbar), in squared data units (its square root is the mean's true SE at n).
+
+    Raises
+    ------
+    bootmark.reference.errors.InvalidParameterError
+        An empty sequence, rho_0 other than 1, a non-finite value, or ``variance`` not a
+        finite number > 0.
+
+    See Also
+    --------
+    finite_n_variance_of_var : The same for the sample variance.
+
+    Examples
+    --------
+    >>> finite_n_variance_of_mean(2.0, [1.0, 0.0, 0.0, 0.0])  # i.i.d.: gamma_0 / n
+    0.5
+    >>> finite_n_variance_of_mean(1.0, [1.0, 0.5])  # (1 + 2 (1/2) 0.5) / 2
+    0.75
+    """
+    rho = _checked_autocorrelations(variance, autocorrelations)
+    n = len(rho)
+    scaled, scale = _dyadic(rho)
+    # n**2 Var(xbar) / gamma_0 = n + 2 sum_k (n - k) rho_k, times 2**scale: an integer
+    weighted = n * scaled[0] + 2 * sum((n - k) * scaled[k] for k in range(1, n))
+    numerator, denominator = float(variance).as_integer_ratio()
+    return (numerator * weighted) / ((denominator * n * n) << scale)
+
+
+def finite_n_variance_of_var(variance: float, autocorrelations: Sequence[float]) -> float:
+    """Exact variance of the sample variance (divisor n) of n consecutive values of a
+    stationary Gaussian series.
+
+    s2 = x'Ax with A = (I - 11'/n)/n, so Var(s2) = 2 tr((A Sigma)**2) (a Gaussian quadratic
+    form), Sigma the n x n Toeplitz matrix of gamma_|i-j| = ``variance`` rho_|i-j|. With
+    c = Sigma 1, tr((A Sigma)**2) = [tr(Sigma**2) - 2 c'c/n + (1'c)**2/n**2] / n**2 and
+    tr(Sigma**2) = n gamma_0**2 + 2 sum_{k=1}^{n-1} (n - k) gamma_k**2; c_i from prefix sums
+    of rho, so O(n). Exact integer arithmetic (:func:`_dyadic`), rounded once: the three
+    terms nearly cancel when the series is close to constant (phi near 1, small n).
+
+    Parameters
+    ----------
+    variance : float
+        gamma_0, the process variance (squared data units), finite and > 0.
+    autocorrelations : sequence of float
+        rho_0 .. rho_{n-1} (rho_0 = 1); its length is the series length n.
+
+    Returns
+    -------
+    float
+        Var(s2), in data units to the fourth power (its square root is the true SE of the
+        statistic ``"var"`` at n). Gaussian series only: a fourth cumulant would add to it.
+
+    Raises
+    ------
+    bootmark.reference.errors.InvalidParameterError
+        As :func:`finite_n_variance_of_mean`.
+
+    See Also
+    --------
+    finite_n_variance_of_mean : The same for the sample mean.
+
+    Examples
+    --------
+    >>> finite_n_variance_of_var(1.0, [1.0] + [0.0] * 9)  # i.i.d.: 2 gamma_0**2 (n - 1) / n**2
+    0.18
+    >>> finite_n_variance_of_var(1.0, [1.0, 1.0, 1.0])  # a constant series: s2 = 0
+    0.0
+    """
+    rho = _checked_autocorrelations(variance, autocorrelations)
+    n = len(rho)
+    scaled, scale = _dyadic(rho)
+    # everything below is an integer, in units of 2**-scale (c) or 2**-(2 scale) (squares)
+    square_trace = n * scaled[0] * scaled[0] + 2 * sum((n - k) * scaled[k] * scaled[k] for k in range(1, n))
+    prefix = list(itertools.accumulate(scaled[1:], initial=0))  # prefix[m] = rho_1 + .. + rho_m
+    # c_i = sum_j rho_|i-j|: rho_0, the i lags to the left, the n - 1 - i to the right
+    column_sums = [scaled[0] + prefix[i] + prefix[n - 1 - i] for i in range(n)]
+    total = sum(column_sums)
+    # n**2 [tr(R**2) - 2 c'c/n + (1'c)**2/n**2], R = Sigma / gamma_0: an integer
+    trace = n * n * square_trace - 2 * n * sum(c * c for c in column_sums) + total * total
+    numerator, denominator = float(variance).as_integer_ratio()
+    # Var(s2) = 2 gamma_0**2 trace / (n**4 2**(2 scale))
+    return (2 * numerator * numerator * trace) / ((denominator * denominator * n**4) << (2 * scale))
+
+
+@functools.lru_cache(maxsize=256)
+def _finite_n(process, family, n):
+    """The exact finite-n Truth of ``family`` (one of ``FINITE_N_FAMILIES``) at length n, from
+    ``process.variance()`` and ``process.autocorrelations()`` (its own, as the large-n
+    truths use)."""
+    gamma0 = process.variance()
+    rho = process.autocorrelations(n - 2)[:n]  # rho_0 .. rho_{n-1} (AR3 returns at least 4)
+    if family == "mean":
+        return Truth(
+            0.0,
+            math.sqrt(finite_n_variance_of_mean(gamma0, rho)),
+            f"closed form: mean 0; SE exact at n = {n}: sqrt(Var(xbar)), "
+            "Var(xbar) = (gamma_0 + 2 sum_{k=1}^{n-1} (1 - k/n) gamma_k) / n",
+        )
+    return Truth(
+        gamma0,
+        math.sqrt(finite_n_variance_of_var(gamma0, rho)),
+        f"closed form (Gaussian): var gamma_0; SE exact at n = {n}: sqrt(2 tr((A Sigma)^2)), "
+        "A = (I - 11'/n)/n, Sigma the n x n autocovariance matrix",
+    )
+
+
+def _finite_n_truth(process, n, statistic):
+    """The exact finite-n Truth of a parsed statistic of ``FINITE_N_FAMILIES``."""
+    return _finite_n(process, statistic.family, series_length(n))
+
+
+def _families(true_se):
+    """The statistic families a Gaussian process has a truth for, given its ``true_se``."""
+    return FINITE_N_FAMILIES if true_se == "finite_n" else GAUSSIAN_FAMILIES
+
+
 @dataclass(frozen=True)
 class AR1:
     """AR(1) x_t = phi x_{t-1} + e_t, e_t ~ N(0, innovation_sd**2).
@@ -440,12 +646,15 @@ class AR1:
         Standard deviation of the Gaussian innovations e_t (data units), finite and > 0.
     burn_in : int, default 500
         Values drawn from x = 0 and dropped before the n kept.
+    true_se : {"large_n", "finite_n"}, default "large_n"
+        Which standard error :meth:`truth` gives: the large-n sqrt(asymptotic variance / n),
+        or the exact one at n (the mean and var only; the module docstring's formulas).
 
     Raises
     ------
     bootmark.reference.errors.InvalidParameterError
-        ``phi`` is not a number in (-1, 1), or ``innovation_sd`` is not a finite number
-        > 0.
+        ``phi`` is not a number in (-1, 1), ``innovation_sd`` is not a finite number > 0,
+        or ``true_se`` is neither ``"large_n"`` nor ``"finite_n"``.
 
     See Also
     --------
@@ -466,7 +675,7 @@ class AR1:
     phi: float
     innovation_sd: float = 1.0
     burn_in: int = 500
-    statistics = GAUSSIAN_FAMILIES  # the families truth() knows
+    true_se: str = "large_n"
 
     def __post_init__(self):
         if not (isinstance(self.phi, (int, float)) and -1.0 < self.phi < 1.0):
@@ -474,6 +683,13 @@ class AR1:
                 ErrorCode.DATA_SHAPE, "phi", f"{self.phi!r} is not stationary", "pass |phi| < 1"
             )
         _check_sd(self.innovation_sd, "innovation_sd")
+        _check_true_se(self.true_se)
+
+    @property
+    def statistics(self) -> tuple[str, ...]:
+        """The statistic families :meth:`truth` knows: every built-in one with the large-n
+        SE, ``FINITE_N_FAMILIES`` with ``true_se="finite_n"``."""
+        return _families(self.true_se)
 
     def sample(self, n: int, seed: int) -> np.ndarray:
         """``n`` observations drawn with ``numpy.random.default_rng(seed)``.
@@ -525,7 +741,8 @@ class AR1:
             the sample mean (true value 0; SE by :func:`ar1_mean_standard_error`), the OLS
             slope of x_t on (1, x_{t-1}) as ``"ar1_slope"`` or ``"ar_coef"`` (true value phi;
             SE by Bartlett's formula), or ``"median"``, ``"var"``, ``"std"``,
-            ``"quantile:q"``, ``"acf:k"`` (the module docstring's formulas).
+            ``"quantile:q"``, ``"acf:k"`` (the module docstring's formulas). With
+            ``true_se="finite_n"``, ``"mean"`` or ``"var"`` only, with their exact SE at n.
 
         Returns
         -------
@@ -549,8 +766,17 @@ class AR1:
         (0.0, 0.088623, 0.088623)
         >>> round(AR1(0.5).truth(200, "quantile:0.9").value, 6)
         1.479808
+        >>> exact = AR1(0.7, true_se="finite_n").truth(100)
+        >>> round(exact.standard_error, 6), "SE exact at n = 100" in exact.source
+        (0.328726, True)
+        >>> AR1(0.7, true_se="finite_n").truth(100, "median")
+        Traceback (most recent call last):
+            ...
+        bootmark.reference.errors.InvalidParameterError: statistic: ar1 with true_se='finite_n' has no exact...
         """
         parsed = _checked_statistic(self, "ar1", statistic)
+        if self.true_se == "finite_n":
+            return _finite_n_truth(self, n, parsed)
         if parsed.family in _SLOPES:
             return _slope_truth(autocorrelations((self.phi,)), series_length(n))
         if parsed.family != "mean":
@@ -577,12 +803,15 @@ class AR3:
         Standard deviation of the Gaussian innovations (data units), finite and > 0.
     burn_in : int, default 500
         Values drawn from zero and dropped before the n kept.
+    true_se : {"large_n", "finite_n"}, default "large_n"
+        Which standard error :meth:`truth` gives: the large-n sqrt(asymptotic variance / n),
+        or the exact one at n (the mean and var only; the module docstring's formulas).
 
     Raises
     ------
     bootmark.reference.errors.InvalidParameterError
-        The coefficients are not stationary, or ``innovation_sd`` is not a finite number
-        > 0.
+        The coefficients are not stationary, ``innovation_sd`` is not a finite number > 0,
+        or ``true_se`` is neither ``"large_n"`` nor ``"finite_n"``.
 
     Examples
     --------
@@ -600,11 +829,18 @@ class AR3:
     phi3: float
     innovation_sd: float = 1.0
     burn_in: int = 500
-    statistics = GAUSSIAN_FAMILIES
+    true_se: str = "large_n"
 
     def __post_init__(self):
         _check_stationary_ar((self.phi1, self.phi2, self.phi3), "phi1, phi2, phi3")
         _check_sd(self.innovation_sd, "innovation_sd")
+        _check_true_se(self.true_se)
+
+    @property
+    def statistics(self) -> tuple[str, ...]:
+        """The statistic families :meth:`truth` knows: every built-in one with the large-n
+        SE, ``FINITE_N_FAMILIES`` with ``true_se="finite_n"``."""
+        return _families(self.true_se)
 
     def sample(self, n: int, seed: int) -> np.ndarray:
         """``n`` observations (float64, shape (n,)) drawn with ``numpy.random.default_rng(seed)``."""
@@ -630,7 +866,8 @@ class AR3:
             A built-in statistic as a protocol writes it: the sample mean (SE sqrt(long-run
             variance / n)), the OLS AR(1) slope ``"ar1_slope"`` or ``"ar_coef"`` (true value
             rho_1; SE by Bartlett's formula), or ``"median"``, ``"var"``, ``"std"``,
-            ``"quantile:q"``, ``"acf:k"`` (the module docstring's formulas).
+            ``"quantile:q"``, ``"acf:k"`` (the module docstring's formulas). With
+            ``true_se="finite_n"``, ``"mean"`` or ``"var"`` only, with their exact SE at n.
 
         Returns
         -------
@@ -643,6 +880,8 @@ class AR3:
             A statistic this process has no truth for.
         """
         parsed = _checked_statistic(self, "ar3", statistic)
+        if self.true_se == "finite_n":
+            return _finite_n_truth(self, n, parsed)
         if parsed.family in _SLOPES:
             return _slope_truth(autocorrelations((self.phi1, self.phi2, self.phi3)), series_length(n))
         if parsed.family != "mean":
@@ -674,11 +913,15 @@ class ARMA11:
         Standard deviation of the Gaussian innovations (data units), finite and > 0.
     burn_in : int, default 500
         Values drawn from zero and dropped before the n kept.
+    true_se : {"large_n", "finite_n"}, default "large_n"
+        Which standard error :meth:`truth` gives: the large-n sqrt(asymptotic variance / n),
+        or the exact one at n (the mean and var only; the module docstring's formulas).
 
     Raises
     ------
     bootmark.reference.errors.InvalidParameterError
-        ``phi`` is not stationary, or ``innovation_sd`` is not a finite number > 0.
+        ``phi`` is not stationary, ``innovation_sd`` is not a finite number > 0, or
+        ``true_se`` is neither ``"large_n"`` nor ``"finite_n"``.
 
     Examples
     --------
@@ -701,11 +944,18 @@ class ARMA11:
     theta: float
     innovation_sd: float = 1.0
     burn_in: int = 500
-    statistics = GAUSSIAN_FAMILIES
+    true_se: str = "large_n"
 
     def __post_init__(self):
         _check_stationary_ar((self.phi,), "phi")
         _check_sd(self.innovation_sd, "innovation_sd")
+        _check_true_se(self.true_se)
+
+    @property
+    def statistics(self) -> tuple[str, ...]:
+        """The statistic families :meth:`truth` knows: every built-in one with the large-n
+        SE, ``FINITE_N_FAMILIES`` with ``true_se="finite_n"``."""
+        return _families(self.true_se)
 
     def sample(self, n: int, seed: int) -> np.ndarray:
         """``n`` observations (float64, shape (n,)) drawn with ``numpy.random.default_rng(seed)``."""
@@ -748,7 +998,8 @@ class ARMA11:
             SE sqrt(long-run variance / n)), the OLS AR(1) slope ``"ar1_slope"`` or
             ``"ar_coef"`` (true value rho_1; SE by Bartlett's formula), or ``"median"``,
             ``"var"``, ``"std"``, ``"quantile:q"``, ``"acf:k"`` (the module docstring's
-            formulas).
+            formulas). With ``true_se="finite_n"``, ``"mean"`` or ``"var"`` only, with their
+            exact SE at n.
 
         Returns
         -------
@@ -761,6 +1012,8 @@ class ARMA11:
             A statistic that is not a built-in one, or a malformed built-in name.
         """
         parsed = _checked_statistic(self, "arma11", statistic)
+        if self.true_se == "finite_n":
+            return _finite_n_truth(self, n, parsed)
         if parsed.family in _SLOPES:
             truth = _slope_truth(self.autocorrelations(), series_length(n))
             return replace(truth, source=truth.source.replace("by Yule-Walker", "closed form for ARMA(1,1)"))
@@ -781,7 +1034,9 @@ class HeteroskedasticAR1:
     x_0 = z_0 / sqrt(1 - phi**2); x_t = phi x_{t-1} + s_t e_t for t = 1..n - 1, with
     s_t = ``first_sd`` in the first half of the shocks and ``second_sd`` in the second.
     The statistic is the OLS slope of x_t on (1, x_{t-1}); its true SE has no closed
-    form and comes from ``studies.truth`` (a cached Monte Carlo receipt).
+    form and comes from ``studies.truth`` (a cached Monte Carlo receipt): the SD of the
+    slope over paths of length n, a finite-n SE already. So :func:`make_process` accepts
+    ``true_se="finite_n"`` for it (what it is) and refuses ``"large_n"`` (it has none).
 
     Parameters
     ----------
@@ -924,7 +1179,9 @@ class HeteroskedasticAR1:
 PROCESSES = MappingProxyType({"ar1": AR1, "ar3": AR3, "arma11": ARMA11, "heteroskedastic_ar1": HeteroskedasticAR1})
 
 
-def make_process(name: str, parameters: Mapping[str, Any]) -> AR1 | AR3 | ARMA11 | HeteroskedasticAR1:
+def make_process(
+    name: str, parameters: Mapping[str, Any], true_se: str | None = None
+) -> AR1 | AR3 | ARMA11 | HeteroskedasticAR1:
     """The process ``name`` (a key of PROCESSES) built from a dict of parameters.
 
     Parameters
@@ -933,7 +1190,14 @@ def make_process(name: str, parameters: Mapping[str, Any]) -> AR1 | AR3 | ARMA11
         A key of :data:`PROCESSES`: ``"ar1"``, ``"ar3"``, ``"arma11"`` or
         ``"heteroskedastic_ar1"``.
     parameters : mapping of str to float or int
-        The process's fields, by name (a protocol's ``[dgp] parameters``).
+        The process's fields, by name (a protocol's ``[dgp] parameters``), without
+        ``true_se``.
+    true_se : {None, "large_n", "finite_n"}, default None
+        A protocol's ``[dgp] true_se``: which SE the closed-form truths give (see
+        :class:`AR1`). None (the key absent) builds the process as before the key existed:
+        the large-n SE for ``ar1``, ``ar3`` and ``arma11``. ``heteroskedastic_ar1``, whose
+        Monte Carlo SE is already the SE at n, takes ``"finite_n"`` (it changes nothing)
+        and refuses ``"large_n"``.
 
     Returns
     -------
@@ -943,24 +1207,52 @@ def make_process(name: str, parameters: Mapping[str, Any]) -> AR1 | AR3 | ARMA11
     Raises
     ------
     bootmark.reference.errors.InvalidParameterError
-        An unknown ``name``, a field the process does not have or lacks, or the process's
-        own refusal of a value (e.g. a non-stationary coefficient).
+        An unknown ``name``, a field the process does not have or lacks (``true_se`` in
+        ``parameters`` too), a ``true_se`` the process cannot give, or the process's own
+        refusal of a value (e.g. a non-stationary coefficient).
 
     Examples
     --------
     >>> make_process("ar1", {"phi": 0.5})
-    AR1(phi=0.5, innovation_sd=1.0, burn_in=500)
+    AR1(phi=0.5, innovation_sd=1.0, burn_in=500, true_se='large_n')
+    >>> make_process("ar1", {"phi": 0.5}, true_se="finite_n").statistics
+    ('mean', 'var')
     >>> make_process("ar2", {})
     Traceback (most recent call last):
         ...
     bootmark.reference.errors.InvalidParameterError: dgp.name: unknown process 'ar2'. Fix: use one of ...
+    >>> make_process("heteroskedastic_ar1", {}, true_se="large_n")
+    Traceback (most recent call last):
+        ...
+    bootmark.reference.errors.InvalidParameterError: dgp.true_se: heteroskedastic_ar1 has no large-n SE...
     """
     if name not in PROCESSES:
         raise InvalidParameterError(
             ErrorCode.DATA_SHAPE, "dgp.name", f"unknown process {name!r}", f"use one of {', '.join(PROCESSES)}"
         )
+    if "true_se" in parameters:  # one spelling only: the protocol's [dgp] true_se, checked with the statistic
+        raise InvalidParameterError(
+            ErrorCode.DATA_SHAPE, "dgp.parameters", "true_se is not a process parameter", "set [dgp] true_se instead"
+        )
+    if true_se is not None and true_se not in TRUE_SE:
+        raise InvalidParameterError(
+            ErrorCode.DATA_SHAPE,
+            "dgp.true_se",
+            f"must be one of {', '.join(map(repr, TRUE_SE))}, got {true_se!r}",
+            "use 'large_n' (the default) or 'finite_n'",
+        )
+    monte_carlo = getattr(PROCESSES[name], "monte_carlo_truth", False)
+    if monte_carlo and true_se == "large_n":
+        raise InvalidParameterError(
+            ErrorCode.DATA_SHAPE,
+            "dgp.true_se",
+            f"{name} has no large-n SE: its SE is a Monte Carlo estimate at each n, a finite-n SE already",
+            "use true_se = 'finite_n', or leave true_se out",
+        )
+    # None (and finite_n for a Monte Carlo process) builds the process exactly as before true_se existed
+    chosen = {} if true_se is None or monte_carlo else {"true_se": true_se}
     try:
-        return PROCESSES[name](**parameters)
+        return PROCESSES[name](**parameters, **chosen)
     except TypeError as error:
         raise InvalidParameterError(
             ErrorCode.DATA_SHAPE,

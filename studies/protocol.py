@@ -70,7 +70,7 @@ from bootmark.reference.errors import BootmarkError
 
 from . import multipliers, plugins
 from . import statistics as builtin_statistics
-from .dgp import has_truth, make_process
+from .dgp import FINITE_N_FAMILIES, PROCESSES, TRUE_SE, has_truth, make_process
 from .measures import INTERVAL_MEASURES, MEASURES, POINT_KIND, POINT_MEASURES
 
 if TYPE_CHECKING:
@@ -391,7 +391,8 @@ class Protocol:
     Built by :func:`parse` (or :func:`load`, which also sets ``source_path``); its fields
     mirror the protocol file's (see docs/protocols.md): the design (``statistic``, ``n``,
     ``series``, ``n_bootstraps``, ``alpha``, ``inner_bootstraps``, ``root_seed``,
-    ``chunk_series``), the process (``dgp_name``, ``dgp_parameters``, ``truth_note``),
+    ``chunk_series``), the process (``dgp_name``, ``dgp_parameters``, ``truth_note``,
+    ``true_se``),
     ``resamplers`` (:class:`ResamplerSpec`), ``criteria`` (:class:`Criterion`),
     ``published`` (:class:`PublishedFigure`) and ``profiles`` (name ->
     :class:`Profile`).
@@ -405,7 +406,9 @@ class Protocol:
     ...     text = stream.read()
     >>> protocol = parse(text, "CI-v1.toml")
     >>> protocol.process()
-    AR1(phi=0.7, innovation_sd=1.0, burn_in=500)
+    AR1(phi=0.7, innovation_sd=1.0, burn_in=500, true_se='large_n')
+    >>> protocol.true_se is None  # [dgp] true_se absent: the large-n SE, as every receipt before it
+    True
     >>> protocol.profile("tiny")
     Profile(name='tiny', series=10, resamplers=('engine.IID', 'engine.MovingBlock(auto)'), n=(60,))
     >>> protocol.resampler("engine.MovingBlock(auto)").kinds
@@ -444,10 +447,14 @@ class Protocol:
     dgp_callable: str | None = None  # [dgp] callable: a process class by import path
     null: float | None = None  # [design] null: the value whose rejection rate is reported
     truth_draws: int | None = None  # [dgp] truth_draws: draws of a Monte Carlo truth (plugin processes)
+    # [dgp] true_se, "large_n" or "finite_n"; None when absent, which builds the process exactly
+    # as before the key existed (large-n for the closed forms), so old receipts replay bit for bit
+    true_se: str | None = None
 
     def process(self) -> AR1 | AR3 | ARMA11 | HeteroskedasticAR1 | plugins.PluginProcess:
-        """The data-generating process: a built-in (:func:`bootmark.studies.dgp.make_process`)
-        or the class ``[dgp] callable`` names, built from ``[dgp] parameters``.
+        """The data-generating process: a built-in (:func:`bootmark.studies.dgp.make_process`,
+        with ``[dgp] true_se``) or the class ``[dgp] callable`` names, built from
+        ``[dgp] parameters``.
 
         Raises
         ------
@@ -455,7 +462,7 @@ class Protocol:
             A process class that cannot be imported or built.
         """
         if self.dgp_callable is None:
-            return make_process(self.dgp_name, dict(self.dgp_parameters))
+            return make_process(self.dgp_name, dict(self.dgp_parameters), self.true_se)
         where = f"[dgp] callable ({self.dgp_callable})"
         cls = plugins.load_object(self.dgp_callable, "[dgp] callable")
         try:
@@ -802,6 +809,7 @@ def parse(text: str, file_name: str) -> Protocol | MultiplierProtocol:
         dgp_callable=dgp_callable,
         null=null,
         truth_draws=_truth_draws(dgp, f"{where} [dgp]"),
+        true_se=_true_se(dgp, f"{where} [dgp]", dgp_callable),
     )
     _check_combinations(protocol, where)
     return protocol
@@ -823,6 +831,21 @@ def _truth_draws(dgp, where):
     if draws is not None and draws < 100:
         raise ProtocolError(f"{where}: truth_draws must be at least 100, got {draws}")
     return draws
+
+
+def _true_se(dgp, where, dgp_callable):
+    """[dgp] true_se: None when absent, else one of ``TRUE_SE``; a built-in process's only."""
+    if "true_se" not in dgp:
+        return None
+    value = dgp["true_se"]
+    if value not in TRUE_SE:
+        raise ProtocolError(f"{where}: true_se must be one of {', '.join(map(repr, TRUE_SE))}, got {value!r}")
+    if dgp_callable is not None:
+        raise ProtocolError(
+            f"{where}: true_se is for the built-in processes; a process of your own (callable) gives its "
+            "own SE, by its true_se(statistic, n) method or a Monte Carlo truth; remove true_se"
+        )
+    return value
 
 
 def _design_n(design, where):
@@ -898,12 +921,36 @@ def _check_combinations(protocol, where):
         )
     if protocol.dgp_callable is not None:
         return  # a user's process is imported and asked for its truths when a run starts
+    _check_true_se(protocol, where)
     process = protocol.process()  # the process's own checks, before any run
     if own_statistic or not has_truth(process, statistic):
         raise ProtocolError(
             f"{where}: process {protocol.dgp_name!r} has no truth for statistic {statistic!r}; "
             f"it has one for {', '.join(process.statistics)} (a statistic of your own needs a process "
             "of your own, [dgp] callable, whose truth() knows it)"
+        )
+
+
+def _check_true_se(protocol, where):
+    """[dgp] true_se against the process and the statistic: ``finite_n`` needs a statistic
+    with an exact finite-n SE (a closed-form process's), ``large_n`` a closed-form process."""
+    true_se, statistic = protocol.true_se, protocol.statistic
+    if true_se is None or protocol.dgp_name not in PROCESSES:  # absent; an unknown process: make_process says so
+        return
+    if getattr(PROCESSES[protocol.dgp_name], "monte_carlo_truth", False):
+        if true_se == "large_n":
+            raise ProtocolError(
+                f"{where} [dgp]: process {protocol.dgp_name!r} has no large-n SE: its SE is a Monte Carlo "
+                "estimate at each n (a truth receipt), a finite-n SE already; use true_se = 'finite_n' or "
+                "leave true_se out"
+            )
+        return
+    family = statistic.split(":")[0]
+    if true_se == "finite_n" and builtin_statistics.is_builtin(statistic) and family not in FINITE_N_FAMILIES:
+        raise ProtocolError(
+            f"{where} [dgp]: true_se = 'finite_n' gives the exact SE at n of the statistics "
+            f"{', '.join(FINITE_N_FAMILIES)} only; {statistic!r} has no finite-n closed form: use "
+            "true_se = 'large_n' (or leave true_se out) for this one"
         )
 
 

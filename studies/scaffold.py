@@ -59,7 +59,7 @@ name = "ar1"                     # a built-in process (ar1, ar3, arma11, heteros
                                  # callable = "package.module:Class" for a process of your own
 parameters = {{ phi = 0.5, innovation_sd = 1.0, burn_in = 500 }}
 true_se = "finite_n"             # the exact true SE at each n (mean, var); "large_n": sqrt(LRV / n), any statistic
-truth = "Closed form: the process mean is 0; its large-n SE is sqrt(long-run variance / n)."
+truth = "Closed form: the process mean is 0; its SE is exact at each n (sum of the autocovariances)."
 
 [design]
 statistic = "mean"               # mean, median, var, std, quantile:q, acf:k, ar1_slope, or "package.module:function"
