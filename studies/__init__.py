@@ -1,4 +1,4 @@
-"""Coverage studies: data-generating processes with known truth, protocols and runner.
+"""Coverage and forecast studies: data-generating processes with known truth, protocols and runner.
 
 The package's one name is :func:`load`, which reads a study receipt as data
 (``bootmark.studies.load(path).to_frame()``, :mod:`bootmark.studies.results`); its
@@ -11,6 +11,7 @@ modules are the rest of its public API:
 * :mod:`bootmark.studies.plugins`: a user's contenders, processes and statistics by import path;
 * :mod:`bootmark.studies.evaluate`: one series through one resampler;
 * :mod:`bootmark.studies.peers`: the ``arch`` and ``tsbootstrap`` adapters;
+* :mod:`bootmark.studies.forecast`: forecast studies, prediction intervals judged against the future;
 * :mod:`bootmark.studies.runner`: running a protocol into a receipt body;
 * :mod:`bootmark.studies.measures`: the ADEMP performance measures with Monte Carlo SEs;
 * :mod:`bootmark.studies.summary`: coverage summaries and criterion verdicts;

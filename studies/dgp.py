@@ -100,6 +100,9 @@ __all__ = [
     "ARMA11",
     "FINITE_N_FAMILIES",
     "PROCESSES",
+    "GarchAR1",
+    "LevelShiftAR1",
+    "StudentTAR1",
     "TRUE_SE",
     "HeteroskedasticAR1",
     "Truth",
@@ -1176,7 +1179,236 @@ class HeteroskedasticAR1:
         )
 
 
-PROCESSES = MappingProxyType({"ar1": AR1, "ar3": AR3, "arma11": ARMA11, "heteroskedastic_ar1": HeteroskedasticAR1})
+def _ar1_filter(phi: float, shocks: np.ndarray, burn_in: int) -> np.ndarray:
+    """x_t = phi x_{t-1} + shocks_t from x = 0, the first ``burn_in`` values dropped."""
+    path = np.empty(shocks.shape[0])
+    value = 0.0
+    for t, shock in enumerate(shocks.tolist()):
+        value = phi * value + shock
+        path[t] = value
+    return path[burn_in:]
+
+
+def _check_ar1_fields(process):
+    if not (isinstance(process.phi, (int, float)) and -1.0 < process.phi < 1.0):
+        raise InvalidParameterError(ErrorCode.DATA_SHAPE, "phi", f"{process.phi!r} is not stationary", "pass |phi| < 1")
+    if not (isinstance(process.burn_in, int) and process.burn_in >= 0):
+        raise InvalidParameterError(ErrorCode.DATA_SHAPE, "burn_in", f"{process.burn_in!r}", "pass an int >= 0")
+
+
+def _mean_truth_of_shocks(process, n, statistic, innovation_sd, shocks):
+    """The mean's truth of an AR(1) whose shocks are uncorrelated with variance
+    ``innovation_sd**2`` (any law): its autocovariances are the Gaussian AR(1)'s, and
+    so the mean's SE, large-n or exact at n (``process.true_se``)."""
+    _checked_statistic(process, type(process).__name__, statistic)
+    truth = AR1(process.phi, innovation_sd, process.burn_in, process.true_se).truth(n, "mean")
+    return replace(truth, source=f"{truth.source}; {shocks} shocks: the mean's SE depends on their variance alone")
+
+
+@dataclass(frozen=True)
+class StudentTAR1:
+    """AR(1) x_t = phi x_{t-1} + e_t with Student-t shocks: e_t = innovation_sd
+    sqrt((df - 2) / df) t_df, so Var(e_t) = innovation_sd**2 (heavy tails, fourth moment
+    infinite for df <= 4). A process a forecaster meets: Gaussian intervals miss its tails.
+
+    Its only truth is the mean's (0; the SE of :class:`AR1` with the same innovation_sd,
+    which depends on the shocks' variance alone); ``true_se`` as for :class:`AR1`.
+
+    Parameters
+    ----------
+    phi : float, default 0.7
+        AR coefficient, -1 < phi < 1.
+    df : float, default 3.0
+        Degrees of freedom of the t shocks, > 2 (a finite variance).
+    innovation_sd : float, default 1.0
+        Standard deviation of the shocks (data units), finite and > 0.
+    burn_in : int, default 500
+        Values drawn from x = 0 and dropped before the n kept.
+    true_se : {"large_n", "finite_n"}, default "large_n"
+        Which SE :meth:`truth` gives for the mean.
+
+    Examples
+    --------
+    >>> x = StudentTAR1().sample(300, seed=1)
+    >>> x.shape
+    (300,)
+    >>> StudentTAR1(df=2.0)
+    Traceback (most recent call last):
+        ...
+    bootmark.reference.errors.InvalidParameterError: df: 2.0 gives no finite variance. Fix: pass df > 2 [BM102]
+    """
+
+    phi: float = 0.7
+    df: float = 3.0
+    innovation_sd: float = 1.0
+    burn_in: int = 500
+    true_se: str = "large_n"
+    statistics = ("mean",)
+
+    def __post_init__(self):
+        _check_ar1_fields(self)
+        if not (isinstance(self.df, (int, float)) and math.isfinite(self.df) and self.df > 2.0):
+            raise InvalidParameterError(
+                ErrorCode.DATA_SHAPE, "df", f"{self.df!r} gives no finite variance", "pass df > 2"
+            )
+        _check_sd(self.innovation_sd, "innovation_sd")
+        _check_true_se(self.true_se)
+
+    def sample(self, n: int, seed: int) -> np.ndarray:
+        """``n`` observations (float64) drawn with ``numpy.random.default_rng(seed)``."""
+        n = series_length(n)
+        scale = self.innovation_sd * math.sqrt((self.df - 2.0) / self.df)
+        shocks = np.random.default_rng(seed).standard_t(self.df, n + self.burn_in) * scale
+        return _ar1_filter(self.phi, shocks, self.burn_in)
+
+    def truth(self, n: int, statistic: str = "mean") -> Truth:
+        """The mean's :class:`Truth` at series length ``n`` (any other statistic: a typed error)."""
+        return _mean_truth_of_shocks(self, n, statistic, self.innovation_sd, f"Student-t({self.df:g})")
+
+
+@dataclass(frozen=True)
+class GarchAR1:
+    """AR(1) x_t = phi x_{t-1} + e_t with GARCH(1,1) shocks: e_t = s_t z_t, z_t ~ N(0, 1),
+    s_t**2 = omega + alpha e_{t-1}**2 + beta s_{t-1}**2 (volatility clusters: a forecaster's
+    interval should widen after a shock). The shocks are uncorrelated with unconditional
+    variance omega / (1 - alpha - beta).
+
+    Its only truth is the mean's (0; the SE of :class:`AR1` with that variance);
+    ``true_se`` as for :class:`AR1`.
+
+    Parameters
+    ----------
+    phi : float, default 0.7
+        AR coefficient, -1 < phi < 1.
+    omega, alpha, beta : float, default 0.1, 0.1, 0.8
+        GARCH parameters: omega > 0, alpha >= 0, beta >= 0, alpha + beta < 1.
+    burn_in : int, default 500
+        Values drawn (from x = 0 and s**2 at its unconditional value) and dropped.
+    true_se : {"large_n", "finite_n"}, default "large_n"
+        Which SE :meth:`truth` gives for the mean.
+
+    Examples
+    --------
+    >>> GarchAR1().unconditional_sd()
+    1.0
+    >>> GarchAR1(alpha=0.3, beta=0.7)
+    Traceback (most recent call last):
+        ...
+    bootmark.reference.errors.InvalidParameterError: alpha + beta: 1.0 is not stationary. Fix: pass omega > 0, ...
+    """
+
+    phi: float = 0.7
+    omega: float = 0.1
+    alpha: float = 0.1
+    beta: float = 0.8
+    burn_in: int = 500
+    true_se: str = "large_n"
+    statistics = ("mean",)
+
+    def __post_init__(self):
+        _check_ar1_fields(self)
+        numbers = (self.omega, self.alpha, self.beta)
+        if not all(isinstance(value, (int, float)) and math.isfinite(value) for value in numbers) or not (
+            self.omega > 0.0 and self.alpha >= 0.0 and self.beta >= 0.0 and self.alpha + self.beta < 1.0
+        ):
+            raise InvalidParameterError(
+                ErrorCode.DATA_SHAPE,
+                "alpha + beta",
+                f"{self.alpha + self.beta!r} is not stationary",
+                "pass omega > 0, alpha >= 0, beta >= 0 and alpha + beta < 1",
+            )
+        _check_true_se(self.true_se)
+
+    def unconditional_sd(self) -> float:
+        """sqrt(omega / (1 - alpha - beta)), the shocks' standard deviation (data units)."""
+        return math.sqrt(self.omega / (1.0 - self.alpha - self.beta))
+
+    def sample(self, n: int, seed: int) -> np.ndarray:
+        """``n`` observations (float64) drawn with ``numpy.random.default_rng(seed)``."""
+        n = series_length(n)
+        normals = np.random.default_rng(seed).standard_normal(n + self.burn_in).tolist()
+        shocks = np.empty(len(normals))
+        variance = self.unconditional_sd() ** 2
+        for t, z in enumerate(normals):
+            shock = math.sqrt(variance) * z
+            shocks[t] = shock
+            variance = self.omega + self.alpha * shock * shock + self.beta * variance
+        return _ar1_filter(self.phi, shocks, self.burn_in)
+
+    def truth(self, n: int, statistic: str = "mean") -> Truth:
+        """The mean's :class:`Truth` at series length ``n`` (any other statistic: a typed error)."""
+        return _mean_truth_of_shocks(self, n, statistic, self.unconditional_sd(), "GARCH(1,1)")
+
+
+@dataclass(frozen=True)
+class LevelShiftAR1:
+    """A Gaussian AR(1) whose level moves by ``shift`` from position floor(at * n) on, of
+    the n values drawn: a break a forecaster meets (a history that ends after it, or
+    a future that starts after it). With ``at`` in (0, 1) the break lies inside the path.
+
+    It has no truth for any statistic (its mean is not one number): a process for
+    forecast studies, whose truth is the path's own continuation.
+
+    Parameters
+    ----------
+    phi : float, default 0.7
+        AR coefficient, -1 < phi < 1.
+    innovation_sd : float, default 1.0
+        Standard deviation of the Gaussian shocks (data units).
+    shift : float, default 3.0
+        The level's move (data units).
+    at : float, default 0.8
+        Where the move happens, as a fraction of the values drawn, 0 <= at <= 1.
+    burn_in : int, default 500
+        Values drawn from x = 0 and dropped before the n kept.
+
+    Examples
+    --------
+    >>> x = LevelShiftAR1(phi=0.0, innovation_sd=1e-9, shift=2.0, at=0.5).sample(4, seed=1)
+    >>> (x > 1.0).tolist()
+    [False, False, True, True]
+    """
+
+    phi: float = 0.7
+    innovation_sd: float = 1.0
+    shift: float = 3.0
+    at: float = 0.8
+    burn_in: int = 500
+    statistics = ()
+
+    def __post_init__(self):
+        _check_ar1_fields(self)
+        _check_sd(self.innovation_sd, "innovation_sd")
+        if not (isinstance(self.shift, (int, float)) and math.isfinite(self.shift)):
+            raise InvalidParameterError(ErrorCode.DATA_SHAPE, "shift", f"{self.shift!r}", "pass a finite number")
+        if not (isinstance(self.at, (int, float)) and 0.0 <= self.at <= 1.0):
+            raise InvalidParameterError(ErrorCode.DATA_SHAPE, "at", f"{self.at!r}", "pass 0 <= at <= 1")
+
+    def sample(self, n: int, seed: int) -> np.ndarray:
+        """``n`` observations (float64) drawn with ``numpy.random.default_rng(seed)``."""
+        n = series_length(n)
+        shocks = np.random.default_rng(seed).standard_normal(n + self.burn_in) * self.innovation_sd
+        path = _ar1_filter(self.phi, shocks, self.burn_in)
+        path[math.floor(self.at * n) :] += self.shift
+        return path
+
+    def truth(self, n: int, statistic: str = "mean") -> Truth:
+        """No statistic has a truth here (a typed error naming the process)."""
+        _checked_statistic(self, "level_shift_ar1", statistic)
+        raise AssertionError("unreachable: statistics is empty")  # pragma: no cover
+
+
+PROCESSES = MappingProxyType(
+    {
+        "ar1": AR1,
+        "ar3": AR3,
+        "arma11": ARMA11,
+        "heteroskedastic_ar1": HeteroskedasticAR1,
+        "student_t_ar1": StudentTAR1,
+        "garch_ar1": GarchAR1,
+        "level_shift_ar1": LevelShiftAR1,
+    }
+)
 
 
 def make_process(

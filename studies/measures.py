@@ -41,12 +41,14 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = [
+    "FORECAST_MEASURES",
     "INTERVAL_MEASURES",
     "MEASURES",
     "MEDIAN_SE_Z",
     "POINT_KIND",
     "POINT_MEASURES",
     "Estimate",
+    "forecast_measures",
     "interval_measures",
     "point_measures",
 ]
@@ -69,6 +71,18 @@ INTERVAL_MEASURES: tuple[str, ...] = (
     "median_width",
 )
 MEASURES: tuple[str, ...] = POINT_MEASURES + INTERVAL_MEASURES
+# The measures of a prediction interval at one horizon (:func:`forecast_measures`).
+FORECAST_MEASURES: tuple[str, ...] = (
+    "coverage",
+    "mean_width",
+    "median_width",
+    "winkler",
+    "miss_below",
+    "miss_above",
+    "coverage_low",
+    "coverage_mid",
+    "coverage_high",
+)
 
 # The standard normal 0.975 quantile, Phi^-1(0.975): the z of the order-statistic ~95%
 # interval for the median whose half-length / z is the MC SE of the median width.
@@ -108,8 +122,8 @@ class Estimate:
     mc_se: float | None
 
     def __post_init__(self) -> None:
-        if self.measure not in MEASURES:
-            raise ValueError(f"measure: {self.measure!r} is not one of {MEASURES}")
+        if self.measure not in MEASURES and self.measure not in FORECAST_MEASURES:
+            raise ValueError(f"measure: {self.measure!r} is not one of {MEASURES + FORECAST_MEASURES[3:]}")
         for name in ("estimate", "mc_se"):
             value = getattr(self, name)
             if value is not None:
@@ -378,6 +392,12 @@ def interval_measures(
         excluded = sum(1 for low, high in zip(lows, highs, strict=True) if null_value < low or high < null_value)
         rejection = _share("rejection", excluded, n)
 
+    return (coverage, bias_eliminated, rejection, *_widths(lows, highs))
+
+
+def _widths(lows: list[float], highs: list[float]) -> tuple[Estimate, Estimate]:
+    """``mean_width`` and ``median_width`` with their MC SEs (:func:`interval_measures`)."""
+    n = len(lows)
     widths = sorted(high - low for low, high in zip(lows, highs, strict=True))
     mean_width = math.fsum(widths) / n
     mean_width_se = math.sqrt(math.fsum((w - mean_width) ** 2 for w in widths) / ((n - 1) * n))
@@ -385,13 +405,102 @@ def interval_measures(
     median_width = widths[middle] if n % 2 else (widths[middle - 1] + widths[middle]) / 2.0
     rank = max(1, math.floor((n + 1) / 2.0 - MEDIAN_SE_Z * math.sqrt(n) / 2.0 + 0.5))
     median_width_se = (widths[n - rank] - widths[rank - 1]) / (2.0 * MEDIAN_SE_Z)
+    return _estimate("mean_width", mean_width, mean_width_se), _estimate("median_width", median_width, median_width_se)
 
+
+def forecast_measures(
+    lowers: Iterable[float],
+    uppers: Iterable[float],
+    realised: Iterable[float],
+    alpha: float,
+    thirds: Iterable[int],
+) -> tuple[Estimate, ...]:
+    """The nine :data:`FORECAST_MEASURES` of a prediction interval at one horizon, over
+    ``n_sim`` repetitions.
+
+    With [L_i, U_i] the i-th interval, y_i the value it predicts (realised by the process
+    after the history the forecaster saw), w_i = U_i - L_i and n = n_sim:
+
+    * ``coverage`` = share of i with L_i <= y_i <= U_i, MC SE sqrt(p (1 - p) / n);
+    * ``mean_width`` and ``median_width``, as in :func:`interval_measures`;
+    * ``winkler`` = mean of the interval score (Winkler 1972; Gneiting & Raftery 2007)
+      S_i = w_i + (2 / alpha) (L_i - y_i) 1{y_i < L_i} + (2 / alpha) (y_i - U_i) 1{y_i > U_i},
+      lower is better, MC SE sd(S) / sqrt(n) (divisor n - 1);
+    * ``miss_below`` / ``miss_above`` = share with y_i < L_i / y_i > U_i (a central
+      interval misses each way with probability alpha / 2), MC SE as coverage's;
+    * ``coverage_low``, ``coverage_mid``, ``coverage_high``: coverage among the
+      repetitions whose ``thirds`` label is 0, 1 or 2 (the third of the distribution of
+      the last observed value they fall in), MC SE sqrt(p (1 - p) / m) with m the
+      repetitions in that third; ``None`` when a third holds none.
+
+    Parameters
+    ----------
+    lowers, uppers, realised : iterable of float
+        L_i, U_i and y_i, in data units; finite, L_i <= U_i, as many of each, n_sim >= 2.
+    alpha : float
+        The interval's two-sided tail, 0 < alpha < 1 (nominal coverage 1 - alpha).
+    thirds : iterable of int
+        Each repetition's third, 0, 1 or 2.
+
+    Returns
+    -------
+    tuple of Estimate
+        One per name of :data:`FORECAST_MEASURES`, in that order. Shares are fractions;
+        widths, scores and their MC SEs are in data units.
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 repetitions, lengths that differ, a non-finite bound or value, a lower
+        bound above its upper bound, alpha outside (0, 1), a third other than 0, 1, 2.
+
+    Examples
+    --------
+    >>> found = forecast_measures([0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 2.0, 2.0], [0.5, 1.5, -1.0, 1.0], 0.5, [0, 1, 2, 0])
+    >>> for e in found:
+    ...     print(e.measure, e.estimate, None if e.mc_se is None else round(e.mc_se, 6))
+    coverage 0.5 0.25
+    mean_width 1.5 0.288675
+    median_width 1.5 0.255107
+    winkler 3.0 1.080123
+    miss_below 0.25 0.216506
+    miss_above 0.25 0.216506
+    coverage_low 1.0 0.0
+    coverage_mid 0.0 0.0
+    coverage_high 0.0 0.0
+    """
+    lows = _finite_list("lowers", lowers)
+    highs = _finite_list("uppers", uppers)
+    values = _finite_list("realised", realised)
+    n = _check_repetitions("lowers", lows)
+    _check_same_length("lowers", n, "uppers", len(highs))
+    _check_same_length("lowers", n, "realised", len(values))
+    tail = _finite("alpha", alpha)
+    if not 0.0 < tail < 1.0:
+        raise ValueError(f"alpha: expected 0 < alpha < 1, got {alpha!r}")
+    labels = list(thirds)
+    _check_same_length("lowers", n, "thirds", len(labels))
+    if any(label not in (0, 1, 2) for label in labels):
+        raise ValueError(f"thirds: every label must be 0, 1 or 2, got {sorted(set(labels))}")
+    for index, (low, high) in enumerate(zip(lows, highs, strict=True)):
+        if low > high:
+            raise ValueError(f"lowers[{index}] = {low!r} lies above uppers[{index}] = {high!r}")
+    triples = list(zip(lows, highs, values, strict=True))
+    covered = [low <= y <= high for low, high, y in triples]
+    scores = [(high - low) + (2.0 / tail) * (max(low - y, 0.0) + max(y - high, 0.0)) for low, high, y in triples]
+    winkler = math.fsum(scores) / n
+    winkler_se = math.sqrt(math.fsum((score - winkler) ** 2 for score in scores) / ((n - 1) * n))
+    conditional = []
+    for third, name in enumerate(("coverage_low", "coverage_mid", "coverage_high")):
+        members = [hit for hit, label in zip(covered, labels, strict=True) if label == third]
+        conditional.append(_share(name, sum(members), len(members)) if members else Estimate(name, None, None))
     return (
-        coverage,
-        bias_eliminated,
-        rejection,
-        _estimate("mean_width", mean_width, mean_width_se),
-        _estimate("median_width", median_width, median_width_se),
+        _share("coverage", sum(covered), n),
+        *_widths(lows, highs),
+        _estimate("winkler", winkler, winkler_se),
+        _share("miss_below", sum(y < low for low, _, y in triples), n),
+        _share("miss_above", sum(y > high for _, high, y in triples), n),
+        *conditional,
     )
 
 

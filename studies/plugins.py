@@ -481,23 +481,31 @@ def _number(value, what, where):
     return number
 
 
-def _read_answer(answer, where):
-    """An :class:`Answer` from what a contender returned, or PluginFailure naming it."""
+def _answer_getter(answer, where, pair, optional):
+    """``get(key)`` over what a contender returned: a mapping, a ``(lower, upper)`` pair
+    (``pair(answer)`` says whether it is one) or an object with those attributes; else
+    PluginFailure naming the forms it may take (``optional``: the keys it may add)."""
     if isinstance(answer, Mapping):
-        get = answer.get
-    elif isinstance(answer, (tuple, list, np.ndarray)) and np.ndim(answer) == 1 and len(answer) == 2:
-        values = dict(zip(("lower", "upper"), answer, strict=True))
-        get = values.get
-    elif hasattr(answer, "lower") and hasattr(answer, "upper"):
+        return answer.get
+    if isinstance(answer, (tuple, list)) and len(answer) == 2 and pair(answer):
+        return dict(zip(("lower", "upper"), answer, strict=True)).get
+    if isinstance(answer, np.ndarray) and answer.shape[:1] == (2,) and pair(answer):
+        return dict(zip(("lower", "upper"), answer, strict=True)).get
+    if hasattr(answer, "lower") and hasattr(answer, "upper"):
 
         def get(key, default=None):
             return getattr(answer, key, default)
 
-    else:
-        raise PluginFailure(
-            f"{where}: returned {answer!r}; return (lower, upper), or a mapping or object with "
-            "'lower' and 'upper' (and optionally 'se', 'block_length', 'point')"
-        )
+        return get
+    raise PluginFailure(
+        f"{where}: returned {answer!r}; return (lower, upper), or a mapping or object with "
+        f"'lower' and 'upper' (and optionally {optional})"
+    )
+
+
+def _read_answer(answer, where):
+    """An :class:`Answer` from what a contender returned, or PluginFailure naming it."""
+    get = _answer_getter(answer, where, lambda pair: np.ndim(pair) == 1, "'se', 'block_length', 'point'")
     lower, upper = _number(get("lower"), "lower", where), _number(get("upper"), "upper", where)
     if lower is None or upper is None:
         raise PluginFailure(f"{where}: the answer has no {'lower' if lower is None else 'upper'} bound")
@@ -513,9 +521,91 @@ def _read_answer(answer, where):
     return Answer(lower, upper, se, length, _number(get("point"), "point", where))
 
 
+@dataclass(frozen=True)
+class ForecastAnswer:
+    """A forecast contender's answer for one history, checked (data units).
+
+    Attributes
+    ----------
+    lower, upper : tuple of float
+        The prediction interval of each step ahead, 1 to ``horizon``: finite,
+        ``lower[h] <= upper[h]``.
+    point : tuple of float or None
+        The point forecast of each step, when it gives one.
+    """
+
+    lower: tuple
+    upper: tuple
+    point: tuple | None
+
+
+def _steps(value, what, horizon, where):
+    """``value`` as ``horizon`` finite floats, or PluginFailure naming the step (1-based)."""
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes)):
+        raise PluginFailure(f"{where}: {what} is {value!r}, not {horizon} numbers")
+    try:
+        steps = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise PluginFailure(f"{where}: {what} is {value!r}, not {horizon} numbers") from None
+    if steps.ndim == 0 and horizon == 1:
+        steps = steps.reshape(1)
+    if steps.shape != (horizon,):
+        raise PluginFailure(f"{where}: {what} has shape {steps.shape}; the horizon is {horizon}, so ({horizon},)")
+    bad = np.flatnonzero(~np.isfinite(steps))
+    if bad.size:
+        raise PluginFailure(f"{where}: {what} at horizon {bad[0] + 1} is {steps[bad[0]]}; answer finite numbers")
+    return tuple(float(step) for step in steps)
+
+
+def read_forecast(answer: Any, horizon: int, where: str) -> ForecastAnswer:
+    """A :class:`ForecastAnswer` from what a forecast contender returned.
+
+    Parameters
+    ----------
+    answer : object
+        ``(lower, upper)``, two sequences of ``horizon`` numbers, or a mapping or object
+        with ``lower``, ``upper`` and optionally ``point``.
+    horizon : int
+        The steps ahead asked for.
+    where : str
+        The entry and series, for messages.
+
+    Returns
+    -------
+    ForecastAnswer
+
+    Raises
+    ------
+    PluginFailure
+        Another form, a bound of the wrong length, a NaN or infinite bound, or
+        ``lower > upper`` at some horizon (named, 1-based).
+
+    Examples
+    --------
+    >>> read_forecast(([0.0, -1.0], [1.0, 1.5]), 2, "mine").upper
+    (1.0, 1.5)
+    >>> read_forecast({"lower": [0.0, 2.0], "upper": [1.0, 1.5]}, 2, "[[resamplers]] 'mine'")
+    Traceback (most recent call last):
+        ...
+    bootmark.studies.plugins.PluginFailure: [[resamplers]] 'mine': lower 2.0 > upper 1.5 at horizon 2
+    """
+    get = _answer_getter(answer, where, lambda pair: True, "'point'")
+    lower = _steps(get("lower"), "lower", horizon, where)
+    upper = _steps(get("upper"), "upper", horizon, where)
+    if lower is None or upper is None:
+        raise PluginFailure(f"{where}: the answer has no {'lower' if lower is None else 'upper'} bounds")
+    for step, (low, high) in enumerate(zip(lower, upper, strict=True), start=1):
+        if low > high:
+            raise PluginFailure(f"{where}: lower {low!r} > upper {high!r} at horizon {step}")
+    return ForecastAnswer(lower, upper, _steps(get("point"), "point", horizon, where))
+
+
 # The keyword arguments bootmark passes every contender call, besides the series and the
-# entry's options (the module docstring's contract).
+# entry's options (the module docstring's contract); a forecast contender's.
 CALL_ARGUMENTS = ("statistic", "alpha", "kind", "n_bootstraps", "seed")
+FORECAST_ARGUMENTS = ("horizon", "alpha", "seed")
 
 
 @dataclass(frozen=True)
@@ -579,7 +669,54 @@ class Contender:
             raise PluginError(f"{self.entry}: {self.path} is not callable")
         self._check_arguments()
 
-    def _check_arguments(self) -> None:
+    def check_forecast(self) -> None:
+        """Refuse, before any series is drawn, a forecast contender that is not callable or
+        whose signature cannot take ``function(history, *, horizon, alpha, seed, **options)``.
+
+        Raises
+        ------
+        PluginError
+            As :meth:`check`'s signature checks, for the forecast call.
+        """
+        if not callable(self.function):
+            raise PluginError(f"{self.entry}: {self.path} is not callable")
+        self._check_arguments(FORECAST_ARGUMENTS, "history")
+
+    def forecast(self, history: np.ndarray, *, horizon: int, alpha: float, seed: int) -> ForecastAnswer:
+        """Call a forecast contender on one history; its :class:`ForecastAnswer`, checked.
+
+        Parameters
+        ----------
+        history : numpy.ndarray
+            The values the forecaster sees (1-D float64, data units); it gets a read-only view.
+        horizon : int
+            Steps ahead asked for.
+        alpha : float
+            Two-sided tail of each step's interval.
+        seed : int
+            The series' seed, the only source of its randomness.
+
+        Returns
+        -------
+        ForecastAnswer
+
+        Raises
+        ------
+        PluginFailure
+            The function raised, or answered something that is not ``horizon`` finite
+            intervals (the message names the horizon).
+        """
+        try:
+            answer = self.function(
+                read_only(history), horizon=horizon, alpha=alpha, seed=seed, **copy.deepcopy(dict(self.options))
+            )
+        except PeerNotInstalledError:
+            raise
+        except (BootmarkError, Exception) as error:  # noqa: BLE001 - any failure of the user's code is reported
+            raise PluginFailure(f"{self.entry} ({self.path}) raised {type(error).__name__}: {error}") from error
+        return read_forecast(answer, horizon, f"{self.entry} ({self.path})")
+
+    def _check_arguments(self, call_arguments: Sequence[str] = CALL_ARGUMENTS, first: str = "series") -> None:
         """Refuse, before any series is drawn, a call the function's signature cannot take:
         an option it has no parameter for (a misspelt ``[resamplers.options]`` key), or an
         argument bootmark always passes that it does not accept. A function whose
@@ -600,7 +737,7 @@ class Contender:
         if named is not None:
             unknown = [option for option in self.options if option not in named]
             if unknown:
-                taken = [name for name in named if name not in CALL_ARGUMENTS and name != "series"]
+                taken = [name for name in named if name not in call_arguments and name != first]
                 hints = [
                     f"{option!r} (did you mean {close[0]!r}?)" if close else repr(option)
                     for option in unknown
@@ -610,13 +747,13 @@ class Contender:
                     f"{self.entry}: {self.path} has no parameter {', '.join(hints)} for [resamplers.options]; "
                     + (f"its options are {', '.join(taken)}" if taken else "it takes no options")
                 )
-        placeholder = {name: None for name in CALL_ARGUMENTS}
+        placeholder = {name: None for name in call_arguments}
         try:
             signature.bind(None, **placeholder, **dict(self.options))
         except TypeError as error:
             raise PluginError(
                 f"{self.entry}: {self.path} cannot be called as bootmark calls a contender, "
-                f"function(series, *, {', '.join(CALL_ARGUMENTS)}, **options): {error}"
+                f"function({first}, *, {', '.join(call_arguments)}, **options): {error}"
             ) from None
 
     def interval(

@@ -68,10 +68,10 @@ from bootmark import engine
 from bootmark.core import workspace
 from bootmark.reference.errors import BootmarkError
 
-from . import multipliers, plugins
+from . import forecast, multipliers, plugins
 from . import statistics as builtin_statistics
 from .dgp import FINITE_N_FAMILIES, PROCESSES, TRUE_SE, has_truth, make_process
-from .measures import INTERVAL_MEASURES, MEASURES, POINT_KIND, POINT_MEASURES
+from .measures import FORECAST_MEASURES, INTERVAL_MEASURES, MEASURES, POINT_KIND, POINT_MEASURES
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -185,6 +185,7 @@ class ResamplerSpec:
     contender: str | None = None  # an entry point name in the group bootmark.contenders
     callable: str | None = None  # an import path, "package.module:function"
     options: tuple = ()  # ((key, value), ...) of [resamplers.options], passed as keyword arguments
+    oracle: bool = False  # a forecast study's oracle interval (bootmark.studies.forecast)
 
     @property
     def entry(self) -> str:
@@ -295,7 +296,7 @@ class Criterion:
     id: str
     test: str
     resampler: str
-    kind: str
+    kind: str | None
     rationale: str
     target: float | None = None
     k: float = 3.0
@@ -308,8 +309,9 @@ class Criterion:
     def statement(self) -> str:
         """The rule in one line of text, as verdicts and tables print it."""
         where = f" at n={self.n}" if self.n is not None else ""
+        kind = "every horizon" if self.kind is None else self.kind  # a forecast criterion on every horizon
         if self.measure != "coverage":
-            subject = f"{self.measure}({self.resampler}, {self.kind}){where}"
+            subject = f"{self.measure}({self.resampler}, {kind}){where}"
             if self.test == "within":
                 return f"{subject} within {self.k:g} mc_se of {self.target:g}"
             return f"{subject} {'>=' if self.test == 'at_least' else '<='} {self.target:g}"
@@ -317,7 +319,7 @@ class Criterion:
             return f"mean SE ratio({self.resampler}){where} within {self.k:g} combined MC SE of {self.target:.3f}"
         if self.test == "se_below":
             return f"SE({self.resampler}) < SE({self.other}){where} in >= {self.target:.1%} of series"
-        subject = f"coverage({self.resampler}, {self.kind}){where}"
+        subject = f"coverage({self.resampler}, {kind}){where}"
         if self.test == "within":
             return f"{subject} within {self.k:g} mc_se of {self.target:.3f}"
         if self.test == "at_least":
@@ -450,6 +452,10 @@ class Protocol:
     # [dgp] true_se, "large_n" or "finite_n"; None when absent, which builds the process exactly
     # as before the key existed (large-n for the closed forms), so old receipts replay bit for bit
     true_se: str | None = None
+    # [design] target: "coverage" (an interval for a parameter) or "forecast" (prediction
+    # intervals for the next `horizon` values: bootmark.studies.forecast)
+    target: str = "coverage"
+    horizon: int | None = None
 
     def process(self) -> AR1 | AR3 | ARMA11 | HeteroskedasticAR1 | plugins.PluginProcess:
         """The data-generating process: a built-in (:func:`bootmark.studies.dgp.make_process`,
@@ -492,10 +498,10 @@ class Protocol:
         found = []
         if self.dgp_callable is not None:
             found.append(("[dgp] callable", self.dgp_callable))
-        if not builtin_statistics.is_builtin(self.statistic):
+        if self.statistic is not None and not builtin_statistics.is_builtin(self.statistic):
             found.append(("[design] statistic", self.statistic))
         for spec in self.resamplers:
-            if spec.engine is None and (names is None or spec.name in names):
+            if spec.engine is None and not spec.oracle and (names is None or spec.name in names):
                 found.append((spec.entry, spec.callable or spec.contender))
         return tuple(found)
 
@@ -759,6 +765,11 @@ def parse(text: str, file_name: str) -> Protocol | MultiplierProtocol:
     dgp = _field(table, "dgp", dict, where)
     design = _field(table, "design", dict, where)
     ns = _design_n(design, where)
+    target = _field(design, "target", str, f"{where} [design]", "coverage", required=False)
+    if target == forecast.FORECAST_TARGET:
+        return _parse_forecast(table, dgp, design, ns, text, file_name, study_id, version)
+    if target != "coverage":
+        raise ProtocolError(f"{where} [design]: target must be 'coverage' or 'forecast', got {target!r}")
     statistic = _statistic(_field(design, "statistic", str, f"{where} [design]"), where)
     dgp_callable = _field(dgp, "callable", str, f"{where} [dgp]", required=False)
     if ("name" in dgp) == (dgp_callable is not None):
@@ -813,6 +824,173 @@ def parse(text: str, file_name: str) -> Protocol | MultiplierProtocol:
     )
     _check_combinations(protocol, where)
     return protocol
+
+
+# What a forecast protocol's tables may hold: a key outside these is refused, never ignored.
+_FORECAST_DESIGN = ("target", "horizon", "n", "series", "alpha", "root_seed", "chunk_series")
+_FORECAST_ENTRY = ("name", "callable", "contender", "oracle", "options")
+_FORECAST_CRITERION = ("id", "test", "resampler", "measure", "horizon", "n", "target", "k", "rationale")
+
+
+def _parse_forecast(table, dgp, design, ns, text, file_name, study_id, version):
+    """A forecast :class:`Protocol` (``[design] target = "forecast"``): prediction intervals
+    for the next ``horizon`` values, judged against the process's own continuation."""
+    where = file_name
+    stray = sorted(set(design) - set(_FORECAST_DESIGN))
+    if stray:
+        raise ProtocolError(
+            f"{where} [design]: a forecast study does not read {', '.join(stray)} (it has no statistic and "
+            "calls forecasters with the history, horizon, alpha and seed); its fields are "
+            f"{', '.join(_FORECAST_DESIGN)}"
+        )
+    if "horizon" not in design:
+        raise ProtocolError(
+            f"{where} [design]: a forecast study needs horizon, the steps ahead each interval is asked for "
+            "(e.g. horizon = 5)"
+        )
+    horizon = _positive(_field(design, "horizon", int, f"{where} [design]"), "horizon", where)
+    if horizon > forecast.HORIZON_LIMIT:
+        raise ProtocolError(f"{where} [design]: horizon must be at most {forecast.HORIZON_LIMIT}, got {horizon}")
+    dgp_callable = _field(dgp, "callable", str, f"{where} [dgp]", required=False)
+    if ("name" in dgp) == (dgp_callable is not None):
+        raise ProtocolError(
+            f"{where} [dgp]: give exactly one of 'name' (a built-in process) and 'callable' (an import "
+            "path 'package.module:Process')"
+        )
+    if dgp_callable is not None and not plugins.is_import_path(dgp_callable):
+        raise ProtocolError(f"{where} [dgp]: callable {dgp_callable!r} is not an import path 'package.module:Class'")
+    for key in ("true_se", "truth_draws"):
+        if key in dgp:
+            raise ProtocolError(f"{where} [dgp]: {key} has no meaning in a forecast study (its truth is the future)")
+    alpha = _field(design, "alpha", float, f"{where} [design]")
+    if not 0.0 < alpha < 1.0:
+        raise ProtocolError(f"{where}: design.alpha must lie in (0, 1), got {alpha}")
+    entries = _field(table, "resamplers", list, where)
+    resamplers = tuple(_forecast_entry(item, f"{where} [[resamplers]]") for item in entries)
+    by_name = {spec.name: spec for spec in resamplers}
+    if len(by_name) != len(resamplers):
+        raise ProtocolError(f"{where}: resampler names must be unique")
+    series = _positive(_field(design, "series", int, f"{where} [design]"), "series", where)
+    protocol = Protocol(
+        id=study_id,
+        version=version,
+        registered=str(_field(table, "registered", object, where)),
+        title=_field(table, "title", str, where),
+        claim=_field(table, "claim", str, where),
+        dgp_name=dgp_callable or _field(dgp, "name", str, f"{where} [dgp]"),
+        dgp_parameters=MappingProxyType(dict(_field(dgp, "parameters", dict, f"{where} [dgp]"))),
+        truth_note=_field(dgp, "truth", str, f"{where} [dgp]", "the process's own continuation", required=False),
+        statistic=None,
+        n=ns,
+        series=series,
+        n_bootstraps=0,
+        alpha=alpha,
+        inner_bootstraps=0,
+        root_seed=_field(design, "root_seed", int, f"{where} [design]"),
+        chunk_series=_positive(_field(design, "chunk_series", int, where, 25, required=False), "chunk_series", where),
+        resamplers=resamplers,
+        criteria=tuple(
+            _forecast_criterion(item, f"{where} [[criteria]]", by_name, ns, horizon)
+            for item in table.get("criteria", [])
+        ),
+        published=(),
+        profiles=MappingProxyType(_profiles(table, where, series, tuple(by_name), ns)),
+        file_name=file_name,
+        text=text,
+        sha256=hashlib.sha256(text.encode()).hexdigest(),
+        dgp_callable=dgp_callable,
+        target=forecast.FORECAST_TARGET,
+        horizon=horizon,
+    )
+    if "published" in table:
+        raise ProtocolError(f"{where}: a forecast study has no [[published]] figures yet")
+    if dgp_callable is None:  # a built-in process: its parameters, and the oracle's, checked now
+        process = protocol.process()
+        oracles = [spec.entry for spec in resamplers if spec.oracle]
+        if oracles and not forecast.has_oracle(process):
+            raise ProtocolError(
+                f"{where}: {oracles[0]} asks for the oracle, which {protocol.dgp_name} has not: the oracle is the "
+                "known conditional distribution of a Gaussian AR process (ar1, ar3)"
+            )
+    return protocol
+
+
+def _forecast_entry(table, where):
+    """One forecast ``[[resamplers]]`` entry: a contender (``callable`` or ``contender``)
+    with its options, or ``oracle = true``; no kinds (each answers every horizon)."""
+    name = _field(table, "name", str, where)
+    where = f"{where} ({name})"
+    if "kinds" in table:
+        raise ProtocolError(f"{where}: a forecast entry takes no kinds; it answers an interval per horizon")
+    if "engine" in table:
+        raise ProtocolError(
+            f"{where}: an engine method is a bootstrap of a parameter, not a forecaster; name a forecast "
+            "contender (callable = 'package.module:function') or oracle = true"
+        )
+    stray = sorted(set(table) - set(_FORECAST_ENTRY))
+    if stray:
+        raise ProtocolError(f"{where}: a forecast entry does not read {', '.join(stray)}; it takes {_FORECAST_ENTRY}")
+    oracle = _field(table, "oracle", bool, where, False, required=False)
+    given = [key for key in ("callable", "contender") if key in table] + (["oracle"] if oracle else [])
+    if len(given) != 1:
+        raise ProtocolError(
+            f"{where}: give exactly one of 'callable' (an import path 'package.module:function'), 'contender' "
+            "(an entry point name) or oracle = true" + (f"; found {', '.join(given)}" if given else "")
+        )
+    path = _field(table, "callable", str, where, required=False)
+    if path is not None and not plugins.is_import_path(path):
+        raise ProtocolError(f"{where}: callable {path!r} is not an import path; write 'package.module:function'")
+    options = _field(table, "options", dict, where, {}, required=False)
+    if oracle and options:
+        raise ProtocolError(f"{where}: the oracle takes no options")
+    reserved = sorted(set(options) & {"history", *plugins.FORECAST_ARGUMENTS})
+    if reserved:
+        raise ProtocolError(
+            f"{where}: [resamplers.options] cannot set {', '.join(reserved)}: bootmark passes the history, "
+            f"{', '.join(plugins.FORECAST_ARGUMENTS)} itself"
+        )
+    return ResamplerSpec(
+        name,
+        (),
+        contender=_field(table, "contender", str, where, required=False),
+        callable=path,
+        options=tuple(sorted(options.items())),
+        oracle=oracle,
+    )
+
+
+def _forecast_criterion(table, where, resamplers, ns, horizon):
+    """A forecast criterion: within / at_least / at_most on one of the forecast measures,
+    at one horizon (``horizon = h``) or at every horizon, at one n or every n."""
+    stray = sorted(set(table) - set(_FORECAST_CRITERION))
+    if stray:
+        raise ProtocolError(f"{where}: a forecast criterion does not read {', '.join(stray)}")
+    test = _field(table, "test", str, where)
+    if test not in ("within", "at_least", "at_most"):
+        raise ProtocolError(f"{where}: a forecast criterion's test is within, at_least or at_most, not {test!r}")
+    step = _field(table, "horizon", int, where, required=False)
+    if step is not None and not 1 <= step <= horizon:
+        raise ProtocolError(f"{where}: horizon = {step} is not one of the study's steps 1..{horizon}")
+    criterion = Criterion(
+        id=_field(table, "id", str, where),
+        test=test,
+        resampler=_field(table, "resampler", str, where),
+        kind=None if step is None else forecast.horizon_kind(step),
+        rationale=_field(table, "rationale", str, where),
+        target=_field(table, "target", float, where),
+        k=_field(table, "k", float, where, 3.0, required=False),
+        n=_field(table, "n", int, where, required=False),
+        measure=_field(table, "measure", str, where, "coverage", required=False),
+    )
+    if criterion.measure not in FORECAST_MEASURES:
+        raise ProtocolError(
+            f"{where} ({criterion.id}): unknown forecast measure {criterion.measure!r}; use one of {FORECAST_MEASURES}"
+        )
+    if criterion.resampler not in resamplers:
+        raise ProtocolError(f"{where} ({criterion.id}): no resampler {criterion.resampler!r} in this protocol")
+    if criterion.n is not None and criterion.n not in ns:
+        raise ProtocolError(f"{where} ({criterion.id}): n={criterion.n} is not one of the study's n {ns}")
+    return criterion
 
 
 def _statistic(text, where):

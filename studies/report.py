@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from bootmark.core import receipts, workspace
 
 from . import protocol as protocols
+from .measures import FORECAST_MEASURES
 from .summary import POINT_KIND, miss_split, shown_once
 
 if TYPE_CHECKING:
@@ -95,7 +96,8 @@ def chart_path(body: Mapping[str, Any], directory: str | None = None) -> str:
 
 
 def draw_chart(body: Mapping[str, Any], path: str) -> str:
-    """Delivered coverage with Wilson 95% bars against the nominal level; one panel per study."""
+    """Delivered coverage with Wilson 95% bars against the nominal level; one panel per
+    study (a forecast study: one panel per n, coverage against the horizon)."""
     # heavy (matplotlib): loaded only when a chart is drawn
     import matplotlib
 
@@ -103,6 +105,8 @@ def draw_chart(body: Mapping[str, Any], path: str) -> str:
     # heavy (matplotlib): loaded only when a chart is drawn
     import matplotlib.pyplot as plt
 
+    if body["design"].get("target") == "forecast":
+        return _draw_forecast_chart(plt, body, path)
     rows = body["results"]["coverage"]
     nominal = 1.0 - body["design"]["alpha"]
     several_n = len(body["profile"]["n"]) > 1
@@ -154,6 +158,36 @@ def draw_chart(body: Mapping[str, Any], path: str) -> str:
     return _save(figure, axes, body, f"{rows[0]['trials']:,} series per cell", path)
 
 
+def _draw_forecast_chart(plt, body, path):
+    """One panel per n: each forecaster's coverage (Wilson 95% bars) against the horizon."""
+    rows = body["results"]["coverage"]
+    nominal = 1.0 - body["design"]["alpha"]
+    ns = body["profile"]["n"]
+    figure, panels = plt.subplots(1, len(ns), figsize=(3.4 * len(ns) + 1.0, 4.2), sharey=True, squeeze=False)
+    for axes, n in zip(panels[0], ns, strict=True):
+        for resampler in dict.fromkeys(row["resampler"] for row in rows):
+            line = [row for row in rows if row["resampler"] == resampler and row["n"] == n]
+            steps = [int(row["kind"][1:]) for row in line]
+            errors = [
+                [row["coverage"] - row["wilson_low"] for row in line],
+                [row["wilson_high"] - row["coverage"] for row in line],
+            ]
+            axes.errorbar(steps, [row["coverage"] for row in line], yerr=errors, marker="o", capsize=3, label=resampler)
+        axes.axhline(nominal, color="black", linestyle="--", linewidth=1)
+        axes.set_xticks(range(1, body["design"]["horizon"] + 1))
+        axes.set_xlabel(f"steps ahead (n = {n})")
+        axes.grid(alpha=0.3)
+    panels[0][0].set_ylabel(f"delivered coverage (nominal {nominal:.2f}, dashed)")
+    panels[0][-1].legend(fontsize=7, loc="lower right")
+    study = body["study"]
+    figure.suptitle(f"{study['id']} v{study['version']}: {rows[0]['trials']:,} series per cell", fontsize=10)
+    figure.tight_layout()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    figure.savefig(path, dpi=110, metadata={"Software": None})
+    plt.close(figure)
+    return path
+
+
 def _save(figure, axes, body, size, path):
     """Title, grid and a PNG without a timestamp, so a re-render of the same receipt is identical."""
     # heavy (matplotlib): loaded only when a chart is drawn
@@ -169,7 +203,9 @@ def _save(figure, axes, body, size, path):
 
 
 def render_study(body: Mapping[str, Any], receipt_path: str | None, chart_link: str | None = None) -> str:
-    """Markdown for one study receipt."""
+    """Markdown for one study receipt (a forecast study's: :func:`render_forecast`)."""
+    if body["design"].get("target") == "forecast":
+        return render_forecast(body, receipt_path, chart_link)
     study, results = body["study"], body["results"]
     nominal = 1.0 - body["design"]["alpha"]
     ratios = {(row["n"], row["resampler"]): row for row in results["standard_errors"]}
@@ -201,12 +237,52 @@ def render_study(body: Mapping[str, Any], receipt_path: str | None, chart_link: 
         )
     if "performance" in results:
         lines += ["", *_point_measures_table(results["performance"])]
-    if results["criteria"]:
-        lines += ["", "Registered criteria:", ""]
-        for verdict in results["criteria"]:
-            mark = "PASS" if verdict["passed"] else ("FAIL" if verdict["judged"] else "not run")
-            lines.append(f"- **{mark}** `{verdict['statement']}`: {verdict['detail']}")
+    lines += _verdict_lines(results["criteria"])
     return "\n".join(lines)
+
+
+def render_forecast(body: Mapping[str, Any], receipt_path: str | None, chart_link: str | None = None) -> str:
+    """Markdown for one forecast study receipt: per n, resampler and horizon, the coverage
+    of the realised value with its Wilson interval and MC SE, the misses below and above,
+    the mean width, the interval (Winkler) score and the coverage in each third of the last
+    observed value's distribution (each with its MC SE); then the criteria's verdicts."""
+    study, results = body["study"], body["results"]
+    design = body["design"]
+    found = {(row["n"], row["resampler"], row["kind"], row["measure"]): row for row in results["performance"]}
+    lines = [
+        f"#### {study['id']} v{study['version']}: {study['title']}",
+        "",
+        f"Prediction intervals 1 to {design['horizon']} steps ahead, {body['profile']['series']:,} series per n, "
+        f"nominal {1.0 - design['alpha']:.0%}; receipt `{receipt_path and os.path.basename(receipt_path)}`"
+        + (f"; [chart]({chart_link})" if chart_link else "")
+        + ".",
+        "",
+        "| n | resampler | h | coverage | Wilson 95% | MC SE | misses below / above | mean width | Winkler score "
+        "| coverage by third of the last value (low / mid / high) |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in results["coverage"]:
+        measure = {name: found.get((row["n"], row["resampler"], row["kind"], name)) for name in FORECAST_MEASURES}
+        thirds = " / ".join(_with_error(measure[name], ".3f") for name in FORECAST_MEASURES[-3:])
+        lines.append(
+            f"| {row['n']} | {row['resampler']} | {row['kind'][1:]} | {row['coverage']:.3f} | "
+            f"{row['wilson_low']:.3f}-{row['wilson_high']:.3f} | {row['mc_se']:.3f} | "
+            f"{measure['miss_below']['estimate']:.3f} / {measure['miss_above']['estimate']:.3f} | "
+            f"{_with_error(measure['mean_width'], '.4f')} | {_with_error(measure['winkler'], '.4f')} | {thirds} |"
+        )
+    lines += _verdict_lines(results["criteria"])
+    return "\n".join(lines)
+
+
+def _verdict_lines(criteria: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Markdown lines: every registered criterion's verdict (none: no lines)."""
+    if not criteria:
+        return []
+    lines = ["", "Registered criteria:", ""]
+    for verdict in criteria:
+        mark = "PASS" if verdict["passed"] else ("FAIL" if verdict["judged"] else "not run")
+        lines.append(f"- **{mark}** `{verdict['statement']}`: {verdict['detail']}")
+    return lines
 
 
 def _figure(value: float | None, spec: str) -> str:

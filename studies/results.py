@@ -49,9 +49,22 @@ if TYPE_CHECKING:
 
     import pandas
 
-__all__ = ["COLUMNS", "FORMATS", "SERIES_COLUMNS", "StudyReceipt", "load"]
+__all__ = ["COLUMNS", "FORECAST_SERIES_COLUMNS", "FORMATS", "SERIES_COLUMNS", "StudyReceipt", "load"]
 
 COLUMNS = ("n", "resampler", "kind", "measure", "estimate", "mc_se")
+# A forecast study's per-series frame: every step's interval beside the value realised.
+FORECAST_SERIES_COLUMNS = (
+    "n",
+    "series",
+    "resampler",
+    "horizon",
+    "lower",
+    "upper",
+    "covered",
+    "point",
+    "realised",
+    "origin",
+)
 SERIES_COLUMNS = (
     "n",
     "series",
@@ -104,6 +117,12 @@ class StudyReceipt:
         ``per_series``, one row per (n, series, resampler, kind): every interval the run
         judged.
 
+        For a forecast study (``[design] target = "forecast"``) ``kind`` is the horizon,
+        ``"h1"`` .. ``"hH"``, and the per-series frame has the columns
+        :data:`FORECAST_SERIES_COLUMNS`: ``horizon`` (int, 1-based), each step's ``lower``
+        and ``upper``, ``covered``, the forecaster's ``point`` (NaN when it gave none), the
+        value the process ``realised`` and the last observed value ``origin`` (data units).
+
         Parameters
         ----------
         per_series : bool, default False
@@ -147,6 +166,8 @@ class StudyReceipt:
 
     def _series_frame(self, pandas):
         """:meth:`to_frame` with ``per_series``: the cells' columns, one row per interval."""
+        if self.body["design"].get("target") == "forecast":
+            return self._forecast_frame(pandas)
         parts = []
         for cell in self.body["results"]["cells"]:
             truth = cell["truth"]["value"]
@@ -178,6 +199,43 @@ class StudyReceipt:
         frame["series"] = frame["series"].astype("int64")
         frame.insert(6, "covered", (frame["lower"] <= frame["truth"]) & (frame["truth"] <= frame["upper"]))
         return frame[list(SERIES_COLUMNS)]
+
+    def _forecast_frame(self, pandas):
+        """:meth:`to_frame` with ``per_series`` for a forecast study: one row per (n,
+        series, resampler, horizon)."""
+        # late: the CLI imports this module to build its parser, which must not load numpy
+        import numpy as np
+
+        parts = []
+        for cell in self.body["results"]["cells"]:
+            future = np.asarray(cell["future"], dtype=np.float64)  # (series, horizon)
+            count, horizon = future.shape
+            for resampler, columns in cell["resamplers"].items():
+                lower = np.asarray(columns["lower"], dtype=np.float64)
+                upper = np.asarray(columns["upper"], dtype=np.float64)
+                point = np.array(
+                    [[math.nan] * horizon if steps is None else steps for steps in columns["point"]], dtype=np.float64
+                )
+                parts.append(
+                    pandas.DataFrame(
+                        {
+                            "n": cell["n"],
+                            "series": np.repeat(np.arange(count), horizon),
+                            "resampler": resampler,
+                            "horizon": np.tile(np.arange(1, horizon + 1), count),
+                            "lower": lower.ravel(),
+                            "upper": upper.ravel(),
+                            "covered": ((lower <= future) & (future <= upper)).ravel(),
+                            "point": point.ravel(),
+                            "realised": future.ravel(),
+                            "origin": np.repeat(np.asarray(cell["origin"], dtype=np.float64), horizon),
+                        }
+                    )
+                )
+        frame = pandas.concat(parts, ignore_index=True)
+        for column in ("n", "series", "horizon"):
+            frame[column] = frame[column].astype("int64")
+        return frame[list(FORECAST_SERIES_COLUMNS)]
 
     def to_csv(self) -> str:
         """The tidy table as CSV text (header :data:`COLUMNS`; floats written with ``repr``,

@@ -37,7 +37,7 @@ from tqdm import tqdm
 from bootmark.core import blas, provenance, workspace
 from bootmark.core.receipts import canonical_json
 
-from . import summary
+from . import forecast, summary
 from .evaluate import evaluate, evaluate_engine_panel, prepare, series_seeds
 from .peers import peer_versions
 from .plugins import PluginFailure, origin_of
@@ -167,6 +167,11 @@ def run_chunk(protocol_text: str, file_name: str, profile_name: str, n: int, fir
         raise StudyError(problem)
     protocol = parse(protocol_text, file_name)
     names = protocol.profile(profile_name).resamplers
+    if protocol.target == forecast.FORECAST_TARGET:
+        try:  # a forecaster or process that fails: the run stops, naming the entry, series and horizon
+            return forecast.run_chunk(protocol, forecast.prepare(protocol, names), names, n, first, last)
+        except PluginFailure as error:
+            raise StudyError(f"{error}; the run stops") from None
     process, columns = protocol.process(), _empty_columns(protocol, names)
     prepared = prepare(protocol, names)  # a user's modules are imported once per chunk
     chunk = range(first, last)
@@ -286,11 +291,14 @@ def plugin_origins(protocol: Protocol, names: Sequence[str] | None = None) -> li
     entries = protocol.plugin_entries(names)
     if not entries:
         return []
-    prepared = prepare(protocol, names)
+    if protocol.target == forecast.FORECAST_TARGET:
+        contenders = forecast.prepare(protocol, names or [spec.name for spec in protocol.resamplers])
+    else:
+        contenders = prepare(protocol, names).contenders
     paths = {
         spec.entry: contender.path
         for spec in protocol.resamplers
-        for contender in [prepared.contenders.get(spec.name)]
+        for contender in [contenders.get(spec.name)]
         if contender is not None
     }
     if protocol.dgp_callable is not None:
@@ -387,6 +395,11 @@ def open_run_directory(
 
 def check_tripwires(protocol: Protocol, profile: Profile, n: int, chunk_list: Iterable[Mapping[str, Any]]) -> None:
     """Raise TripwireError if the first TRIPWIRE_SERIES series of cell n look like garbage."""
+    if protocol.target == forecast.FORECAST_TARGET:
+        problem = forecast.tripwire(protocol, n, forecast.merge_cell(chunk_list, profile.resamplers), TRIPWIRE_SERIES)
+        if problem:
+            raise TripwireError(problem)
+        return
     columns = merge_cell(protocol, chunk_list, profile.resamplers)
     for name, column in columns.items():
         for kind, bounds in column["intervals"].items():
@@ -432,19 +445,38 @@ class _Progress:
             dynamic_ncols=True,
             desc=f"{protocol.id} {profile.name}",
         )
+        self.forecast = protocol.target == forecast.FORECAST_TARGET
         process = protocol.process()
-        self.truth = {n: truth_of(process, n, protocol.statistic, **truth_settings(protocol)).value for n in profile.n}
+        self.truth = (
+            {}
+            if self.forecast
+            else {n: truth_of(process, n, protocol.statistic, **truth_settings(protocol)).value for n in profile.n}
+        )
         self.tally = {}
 
     def add(self, chunk, advance=True):
         for name, column in chunk["columns"].items():
+            if self.forecast:  # one step ahead, against the value the process realised
+                found = [
+                    (low[0], high[0], future[0])
+                    for low, high, future in zip(column["lower"], column["upper"], chunk["future"], strict=True)
+                ]
+                self._count((name, "h1"), found)
+                continue
             for kind, bounds in column["intervals"].items():
-                hits, trials = self.tally.get((name, kind), (0, 0))
                 truth = self.truth[chunk["n"]]
-                hits += sum(
-                    1 for low, high in zip(bounds["lower"], bounds["upper"], strict=True) if low <= truth <= high
-                )
-                self.tally[(name, kind)] = (hits, trials + len(bounds["lower"]))
+                pairs = zip(bounds["lower"], bounds["upper"], strict=True)
+                self._count((name, kind), [(low, high, truth) for low, high in pairs])
+        self._show()
+        if advance:
+            self.bar.update(chunk["last"] - chunk["first"])
+
+    def _count(self, key, triples):
+        hits, trials = self.tally.get(key, (0, 0))
+        hits += sum(1 for low, high, value in triples if low <= value <= high)
+        self.tally[key] = (hits, trials + len(triples))
+
+    def _show(self):
         self.bar.set_postfix_str(
             " ".join(
                 f"{name.split('.')[-1]}/{kind[:4]} {hits / trials:.3f}"
@@ -452,8 +484,6 @@ class _Progress:
             ),
             refresh=False,
         )
-        if advance:
-            self.bar.update(chunk["last"] - chunk["first"])
 
     def close(self):
         self.bar.close()
@@ -534,18 +564,21 @@ def run_study(
         raise StudyError(f"workers must be an int >= 1, got {workers!r}")
     profile = protocol.profile(profile_name)
     # a user's code is loaded and checked before anything runs (PluginError names the entry)
-    prepare(protocol, profile.resamplers)
-    # the explicit truth step: a Monte Carlo truth is computed (once) before the run needs it
-    ensure_truths(
-        protocol.process(),
-        profile.n,
-        protocol.statistic,
-        report=_say if show_progress else _quiet,
-        show_progress=show_progress,
-        **truth_settings(protocol),
-    )
-    for n in profile.n:  # every truth is read once before the run (a process without one is refused here)
-        truth_of(protocol.process(), n, protocol.statistic, **truth_settings(protocol))
+    if protocol.target == forecast.FORECAST_TARGET:
+        forecast.prepare(protocol, profile.resamplers)  # a forecast's truth is the process's own future
+    else:
+        prepare(protocol, profile.resamplers)
+        # the explicit truth step: a Monte Carlo truth is computed (once) before the run needs it
+        ensure_truths(
+            protocol.process(),
+            profile.n,
+            protocol.statistic,
+            report=_say if show_progress else _quiet,
+            show_progress=show_progress,
+            **truth_settings(protocol),
+        )
+        for n in profile.n:  # every truth is read once before the run (a process without one is refused here)
+            truth_of(protocol.process(), n, protocol.statistic, **truth_settings(protocol))
     run_directory = run_directory or default_run_directory(protocol, profile_name)
     done = open_run_directory(run_directory, protocol, profile, resume)
     work = [unit for unit in chunks(protocol, profile) if (unit[0], unit[1]) not in done]
@@ -640,6 +673,8 @@ def results_of(
     bootmark.studies.truth.TruthMissingError
         A Monte Carlo truth that has not been computed.
     """
+    if protocol.target == forecast.FORECAST_TARGET:
+        return forecast.results_of(protocol, profile, done)
     process = protocol.process()
     cells = []
     for n in profile.n:
@@ -708,6 +743,11 @@ def assemble(
             "resamplers": list(profile.resamplers),
         },
         "design": {
+            **(
+                {"target": protocol.target, "horizon": protocol.horizon}
+                if protocol.target == forecast.FORECAST_TARGET
+                else {}
+            ),
             "statistic": protocol.statistic,
             "n_bootstraps": protocol.n_bootstraps,
             "alpha": protocol.alpha,

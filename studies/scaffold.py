@@ -8,6 +8,10 @@ Writes, in the workspace,
   the mean) keeping the contract of :mod:`bootmark.studies.plugins`, which the protocol
   names by import path next to bootmark's moving-block bootstrap.
 
+With ``forecast=True`` (``bootmark study new NAME --forecast``) the pair is a forecast
+study instead: normal AR(1) prediction intervals 1 to 5 steps ahead beside the oracle
+(:mod:`bootmark.studies.forecast`).
+
 Nothing is overwritten: a file that exists is an error, and nothing is written.
 
 Examples
@@ -139,6 +143,94 @@ interval.statistics = ("mean",)
 '''
 
 
+_FORECAST_PROTOCOL = '''\
+# A forecast study of your own: prediction intervals judged against the values the
+# process goes on to draw (docs/protocols.md, "Forecast studies").
+# Run it now:      bootmark study run {name} --profile tiny --no-write
+# Run it for real: bootmark study run {name}
+#   (writes receipts/studies/study-{name}-v1-registered-<machine>-<UTC time>-<commit>.json)
+# Once a receipt of this version is committed, never edit this file: copy it to
+# {name}-v2.toml and bump `version`.
+
+id = "{name}"                    # the study's name; the file must be <id>-v<version>.toml
+version = 1
+registered = {today}             # the day the protocol was fixed, before any run
+title = "My prediction intervals for an AR(1), 1 to 5 steps ahead, beside the oracle"
+claim = """
+What you set out to check, in words, before running it: for example, that my 90%
+prediction intervals cover close to 90% at every horizon from 1 to 5, as the oracle does.
+"""
+
+[dgp]
+name = "ar1"                     # a built-in process (ar1 and ar3 have an oracle), or
+                                 # callable = "package.module:Class" for a process of your own
+parameters = {{ phi = 0.7, innovation_sd = 1.0, burn_in = 500 }}
+
+[design]
+target = "forecast"              # prediction intervals for the series' own next values
+horizon = 5                      # steps ahead: your function answers h = 1..5
+n = [50, 200]                    # history lengths, increasing
+series = 1000                    # series per n (Monte Carlo repetitions)
+alpha = 0.10                     # two-sided tail: 90% intervals at every horizon
+root_seed = {seed}               # every series' data and seed derive from this
+chunk_series = 50                # series per checkpoint
+
+[[resamplers]]
+name = "oracle"                  # the true conditional interval: covers exactly 90%
+oracle = true
+
+[[resamplers]]
+name = "mine.ar1-normal"         # your forecaster, by import path (contenders/ is searched)
+callable = "contenders.{module}:interval"
+[resamplers.options]             # passed to your function as keyword arguments
+mean = "estimated"
+
+[[criteria]]
+id = "mine-covers"
+test = "within"                  # within k MC SE of target; also at_least, at_most
+measure = "coverage"             # or mean_width, winkler, miss_below, miss_above, coverage_low, ...
+resampler = "mine.ar1-normal"
+target = 0.90                    # no `horizon`: required at every horizon
+k = 3.0
+rationale = "Why this bar, fixed before the run: the intervals claim 90% at every horizon."
+
+[profiles.tiny]                  # a small run to try things: bootmark study run {name} --profile tiny
+series = 40
+n = [50]
+'''
+
+_FORECAST_CONTENDER = '''\
+"""A forecaster for bootmark's forecast studies: {name}'s own prediction intervals.
+
+bootmark calls ``interval`` once per series with the history it may see and reads back an
+interval for each of the next ``horizon`` values (docs/protocols.md, "Forecast studies").
+"""
+
+from statistics import NormalDist
+
+import numpy as np
+
+
+def interval(history, *, horizon, alpha, seed, mean="estimated"):
+    """Normal prediction intervals from an AR(1) fitted by least squares (the parameter
+    uncertainty ignored, as plug-in intervals do).
+
+    history: 1-D float64 array (read-only); horizon: steps ahead; alpha: two-sided tail;
+    seed: unused (nothing random); mean: "estimated" or "zero". Returns lower, upper and
+    the point forecasts, ``horizon`` values each.
+    """
+    x = np.asarray(history, dtype=float)
+    centre = x.mean() if mean == "estimated" else 0.0
+    y = x - centre
+    phi = float(y[1:] @ y[:-1] / (y[:-1] @ y[:-1]))
+    sigma = float(np.std(y[1:] - phi * y[:-1]))
+    steps = np.arange(1, horizon + 1)
+    point = centre + y[-1] * phi**steps
+    spread = NormalDist().inv_cdf(1.0 - alpha / 2.0) * sigma * np.sqrt(np.cumsum(phi ** (2 * (steps - 1))))
+    return {{"lower": point - spread, "upper": point + spread, "point": point}}
+'''
+
+
 def module_name(name: str) -> str:
     """The contender module's name for study ``name``: lower case, ``-`` as ``_``.
 
@@ -150,7 +242,7 @@ def module_name(name: str) -> str:
     return name.lower().replace("-", "_")
 
 
-def create(name: str, where: Workspace, today: str | None = None) -> list[str]:
+def create(name: str, where: Workspace, today: str | None = None, forecast: bool = False) -> list[str]:
     """Write the protocol and contender module of a new study ``name`` into ``where``.
 
     Parameters
@@ -161,6 +253,9 @@ def create(name: str, where: Workspace, today: str | None = None) -> list[str]:
         The workspace (its ``protocols`` folder and root).
     today : str, optional
         The ``registered`` date (ISO); default today's date.
+    forecast : bool, default False
+        Scaffold a forecast study (prediction intervals 1 to 5 steps ahead beside the
+        oracle) instead of a coverage study.
 
     Returns
     -------
@@ -193,9 +288,10 @@ def create(name: str, where: Workspace, today: str | None = None) -> list[str]:
     seed = int.from_bytes(name.encode(), "big") % 2**31  # a fixed function of the name, not of the clock
     os.makedirs(os.path.dirname(protocol_path), exist_ok=True)
     os.makedirs(os.path.dirname(contender_path), exist_ok=True)
+    protocol_text, contender_text = (_FORECAST_PROTOCOL, _FORECAST_CONTENDER) if forecast else (_PROTOCOL, _CONTENDER)
     texts = {
-        protocol_path: _PROTOCOL.format(name=name, module=module, today=date, seed=seed),
-        contender_path: _CONTENDER.format(name=name),
+        protocol_path: protocol_text.format(name=name, module=module, today=date, seed=seed),
+        contender_path: contender_text.format(name=name),
     }
     for path, text in texts.items():
         with open(path, "x", encoding="utf-8") as stream:  # "x": never overwrite, even in a race

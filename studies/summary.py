@@ -44,6 +44,7 @@ __all__ = [
     "compare_published",
     "coverage_row",
     "judge",
+    "judge_measure",
     "miss_split",
     "performance",
     "render_measures",
@@ -94,7 +95,7 @@ def wilson_interval(hits: int, trials: int, z: float = WILSON_Z) -> tuple[float,
 
 
 def coverage_row(
-    n: int, resampler: str, kind: str, lower: Sequence[float], upper: Sequence[float], truth: float
+    n: int, resampler: str, kind: str, lower: Sequence[float], upper: Sequence[float], truth: float | Sequence[float]
 ) -> dict[str, Any]:
     """The summary of one (n, resampler, kind) cell from its per-series bounds.
 
@@ -108,8 +109,9 @@ def coverage_row(
         The interval kind (e.g. ``"percentile"``).
     lower, upper : sequence of float
         Per-series interval bounds, in data units; same length, >= 1.
-    truth : float
-        The true value, in data units.
+    truth : float or sequence of float
+        The true value, in data units; or, for prediction intervals, each series' own
+        realised value.
 
     Returns
     -------
@@ -130,7 +132,8 @@ def coverage_row(
     (3, 4, 0.75, 1.0, 0.8)
     """
     trials = len(lower)
-    hits = sum(1 for low, high in zip(lower, upper, strict=True) if low <= truth <= high)
+    truths = [truth] * trials if isinstance(truth, (int, float)) else list(truth)
+    hits = sum(1 for low, high, value in zip(lower, upper, truths, strict=True) if low <= value <= high)
     p = hits / trials
     low, high = wilson_interval(hits, trials)
     widths = [high_ - low_ for low_, high_ in zip(lower, upper, strict=True)]
@@ -367,8 +370,10 @@ def _verdict(criterion, passed, details, judged=True):
     }
 
 
-def _judge_measure(criterion, performance):
-    """within / at_least / at_most on a performance measure's estimate (and its MC SE)."""
+def judge_measure(criterion: Criterion, performance: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The verdict of ``within`` / ``at_least`` / ``at_most`` on a performance measure's
+    estimate (and its MC SE): the rows of the criterion's resampler, kind and measure, at
+    its n or at every n (:func:`judge`'s verdict dict)."""
     rows = sorted(
         (
             row
@@ -449,7 +454,7 @@ def judge(
     False
     """
     if getattr(criterion, "measure", "coverage") != "coverage":
-        return _judge_measure(criterion, performance)
+        return judge_measure(criterion, performance)
     if criterion.test in SE_TESTS:
         ran = [
             cell

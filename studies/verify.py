@@ -25,6 +25,7 @@ from bootmark.core.receipts import ReceiptError, load_receipt
 from . import multipliers
 from . import protocol as protocols
 from .dgp import PROCESSES
+from .forecast import FORECAST_TARGET
 from .plugins import PluginError, PluginProcess, is_import_path, load_object, origin_of
 from .runner import results_hash, results_of, run_chunk, truth_settings
 from .truth import ensure_truths, simulate_slope_truth, simulate_statistic_truth
@@ -108,6 +109,15 @@ def _series_values(columns, index):
     }
 
 
+def _forecast_values(cell, columns, index):
+    """Everything a forecast receipt stores for one series: the realised future, the last
+    observed value, each resampler's bounds and points."""
+    answers = {
+        name: tuple(column[key][index] for key in ("lower", "upper", "point")) for name, column in columns.items()
+    }
+    return cell["future"][index], cell["origin"][index], answers
+
+
 def verify(
     path: str,
     sample: int = DEFAULT_SAMPLE,
@@ -182,13 +192,17 @@ def verify(
         return report
     profile = protocol.profile(body["profile"]["name"])
     cells = {cell["n"]: cell for cell in body["results"]["cells"]}
+    forecasts = protocol.target == FORECAST_TARGET
     done = {}
     for n, cell in cells.items():
         done[(n, 0)] = {"n": n, "first": 0, "last": profile.series, "columns": cell["resamplers"]}
-    # the explicit truth step, as the run had it: a missing Monte Carlo truth is computed first
-    ensure_truths(
-        protocol.process(), profile.n, protocol.statistic, report=report.notes.append, **truth_settings(protocol)
-    )
+        if forecasts:  # what the process realised after each history, as the run stored it
+            done[(n, 0)].update(future=cell["future"], origin=cell["origin"])
+    if not forecasts:
+        # the explicit truth step, as the run had it: a missing Monte Carlo truth is computed first
+        ensure_truths(
+            protocol.process(), profile.n, protocol.statistic, report=report.notes.append, **truth_settings(protocol)
+        )
     recomputed = results_of(protocol, profile, done)
     if "performance" not in body["results"]:
         # made before the performance measures were recorded: the rest must still agree
@@ -208,7 +222,11 @@ def verify(
     mismatched = []
     for n, i in pairs:
         chunk = run_chunk(protocol.text, protocol.file_name, profile.name, n, i, i + 1)
-        if _series_values(chunk["columns"], 0) != _series_values(cells[n]["resamplers"], i):
+        if forecasts:
+            same = _forecast_values(chunk, chunk["columns"], 0) == _forecast_values(cells[n], cells[n]["resamplers"], i)
+        else:
+            same = _series_values(chunk["columns"], 0) == _series_values(cells[n]["resamplers"], i)
+        if not same:
             mismatched.append((n, i))
         if progress:
             progress()

@@ -89,6 +89,9 @@ def add_parser(commands):
         "new", help="scaffold a protocol and a contender module of your own in the workspace, runnable at once"
     )
     new.add_argument("name", help="the study id (a letter, then letters, digits, '_' or '-')")
+    new.add_argument(
+        "--forecast", action="store_true", help="a forecast study: prediction intervals 1 to 5 steps ahead"
+    )
     new.set_defaults(study_handler=_new)
     truth = actions.add_parser(
         "truth", help="compute and cache a study's Monte Carlo truths (run and verify do it first when missing)"
@@ -169,8 +172,18 @@ def _run(args):
     # the user's code's distributions join the versions a receipt records (bootmark's own are there)
     versions = started["versions"]
     versions.update({name: v for name, v in runner.plugin_versions(body["plugins"]).items() if name not in versions})
-    print(summary.render_table(body["results"], 1.0 - found.alpha))
+    print(_results_table(body))
     return _record(args, "study", started, body, f"{found.id}-v{found.version}-{args.profile}")
+
+
+def _results_table(body):
+    """The plain-text table of a coverage or a forecast study's results."""
+    if body["design"].get("target") == "forecast":
+        # late: loads numpy and the processes, which building the parser must not
+        from bootmark.studies import forecast
+
+        return forecast.render_table(body["results"], 1.0 - body["design"]["alpha"])
+    return summary.render_table(body["results"], 1.0 - body["design"]["alpha"])
 
 
 def _record(args, kind, started, body, tag):
@@ -270,7 +283,7 @@ def _show(args):
         f"{study['id']} v{study['version']}: {study['title']} (profile {body['profile']['name']}, "
         f"{body['profile']['series']} series per n)"
     )
-    print(summary.render_table(body["results"], 1.0 - body["design"]["alpha"]))
+    print(_results_table(body))
     print()
     print(summary.render_measures(results.load(args.receipt).rows))
     return OK
@@ -281,7 +294,7 @@ def _new(args):
     # late: loads the engine (numba), which building the parser must not
     from bootmark.studies import scaffold
 
-    made = scaffold.create(args.name, workspace.find())
+    made = scaffold.create(args.name, workspace.find(), forecast=args.forecast)
     for path in made:
         print(f"wrote {path}")
     print(f"try it: bootmark study run {args.name} --profile tiny --no-write")

@@ -6,9 +6,10 @@ numba, pandas, jsonschema, tqdm) and nothing pinned exactly. pandas is the engin
 returns labelled statistics (a model's coefficients) as a pandas Series, on numpy input
 too. The rest is optional:
 
-* ``peers``: ``arch`` and ``tsbootstrap`` at the exact versions receipts are comparable
-  at (:data:`PEER_PINS`; every receipt records the versions it ran with): the bench,
-  the memory sweep and the studies that time or resample through a peer;
+* ``peers``: ``arch``, ``tsbootstrap`` and ``statsmodels`` at the exact versions receipts
+  are comparable at (:data:`PEER_PINS`; every receipt records the versions it ran with):
+  the bench, the memory sweep, the studies that time or resample through a peer, and the
+  forecast studies' peer forecasters (:mod:`bootmark.studies.forecasters`);
 * ``site``: matplotlib and ruptures, for ``bootmark site`` and the charts of
   ``bootmark study render``;
 * ``cluster``: dask.distributed, for ``bootmark study run --scheduler``;
@@ -22,13 +23,14 @@ import importlib.util
 __all__ = ["EXTRAS", "PEER_PINS", "MissingExtraError", "extra_for", "install_hint", "missing_message", "require"]
 
 #: The peers' exact versions, as the ``peers`` extra pins them (pyproject.toml).
-PEER_PINS = {"arch": "8.0.0", "tsbootstrap": "0.7.3"}
+PEER_PINS = {"arch": "8.0.0", "tsbootstrap": "0.7.3", "statsmodels": "0.15.0"}
 
 #: extra -> (what it adds, the import names it provides).
 EXTRAS = {
     "peers": (
-        "arch and tsbootstrap, the peers of `bootmark bench`, `bootmark memory` and the studies' peer resamplers",
-        ("arch", "tsbootstrap"),
+        "arch, tsbootstrap and statsmodels, the peers of `bootmark bench`, `bootmark memory` and the studies' "
+        "peer resamplers and forecasters",
+        ("arch", "tsbootstrap", "statsmodels"),
     ),
     "site": (
         "matplotlib and ruptures, for `bootmark site` and the charts of `bootmark study render`",
@@ -38,7 +40,7 @@ EXTRAS = {
 }
 
 # Import names that arrive with an extra's packages, beyond the ones it names.
-_ALSO = {"statsmodels": "peers", "dask": "cluster"}
+_ALSO = {"dask": "cluster"}
 
 
 class MissingExtraError(Exception):

@@ -254,6 +254,11 @@ def _code_text(audit: Audit, entry: Mapping) -> Text:
             f" (bootmark's adapter of {library}" + (f" {version}" if version else "") + f", bootmark "
             f"{versions.get('bootmark', '?')}).",
         )
+    if entry.get("oracle"):
+        return text(
+            f"{name}: the oracle, the process's true conditional interval (it covers exactly the nominal level: "
+            "the audit's positive control)."
+        )
     return text(
         f"{name}: bootmark's engine ({entry.get('engine', '?')}), bootmark {versions.get('bootmark', '?')}, commit "
         f"{commit_text(audit.receipt['provenance'])}."
@@ -265,10 +270,17 @@ def _process_text(audit: Audit) -> Text:
     dgp = design["dgp"]
     parameters = ", ".join(f"{key} = {value}" for key, value in sorted(dgp.get("parameters", {}).items()))
     profile = audit.receipt["body"]["profile"]
+    what = (
+        f"prediction intervals 1 to {design['horizon']} steps ahead (kind h1, h2, ... is the horizon; an interval "
+        "covers when it holds the value the process went on to draw); "
+        if design.get("target") == "forecast"
+        else f"statistic {design['statistic']}; "
+    )
+    bootstraps = "" if design.get("target") == "forecast" else f"B = {design['n_bootstraps']}; "
     return text(
-        f"Process {dgp['name']}" + (f" ({parameters})" if parameters else "") + f"; statistic {design['statistic']}; "
+        f"Process {dgp['name']}" + (f" ({parameters})" if parameters else "") + f"; {what}"
         f"n = {', '.join(str(n) for n in profile['n'])}; {profile['series']:,} series per n; "
-        f"B = {design['n_bootstraps']}; nominal {audit.nominal:.2f}; root seed {design['root_seed']}."
+        f"{bootstraps}nominal {audit.nominal:.2f}; root seed {design['root_seed']}."
     )
 
 

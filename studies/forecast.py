@@ -1,0 +1,404 @@
+"""Forecast studies: prediction intervals judged against the values the process goes on to draw.
+
+A protocol with ``[design] target = "forecast"`` and ``horizon = H`` audits prediction
+intervals. For series i of the cell of length n, the process draws n + H values from the
+series' data seed (:func:`bootmark.studies.evaluate.series_seeds`); each contender sees the
+first n (the history) and answers, for each step h = 1..H ahead, an interval for value
+n + h, called as ``forecast_interval(history, *, horizon, alpha, seed, **options)``
+(:meth:`bootmark.studies.plugins.Contender.forecast`). The measures per horizon
+(:func:`bootmark.studies.measures.forecast_measures`) judge the intervals against the
+values the process realised: coverage, mean and median width, the interval (Winkler)
+score, the misses below and above, and coverage in each third of the distribution of the
+last observed value (the empirical thirds of that value over the cell's series), each
+with its Monte Carlo SE. They are filed as tidy rows with ``kind = "h1"`` .. ``"hH"``,
+so that ``to_frame()``, ``study show`` and the criteria read them as any measure.
+
+The *oracle* (``oracle = true`` in a ``[[resamplers]]`` entry) is the interval of the
+true conditional distribution of a Gaussian AR(p) with known parameters (the built-in
+``ar1`` and ``ar3``): mean the AR recursion from the last p values, variance
+sigma**2 sum_{j < h} psi_j**2 (psi the MA(infinity) weights). It covers exactly
+1 - alpha at every horizon: the audit's positive control.
+
+May import: numpy, bootmark.core, and the studies modules dgp, evaluate, measures,
+plugins and summary (never protocol or runner, which import this module).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from statistics import NormalDist
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from . import summary
+from .dgp import AR1, AR3
+from .evaluate import series_seeds
+from .measures import FORECAST_MEASURES, forecast_measures
+from .plugins import PluginError, PluginFailure, read_only
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+    from typing import Any
+
+__all__ = [
+    "FORECAST_TARGET",
+    "HORIZON_LIMIT",
+    "OracleUnavailable",
+    "horizon_kind",
+    "has_oracle",
+    "oracle_interval",
+    "thirds",
+]
+
+FORECAST_TARGET = "forecast"
+HORIZON_LIMIT = 1000  # steps ahead a protocol may ask for: far past any forecaster's use
+
+
+class OracleUnavailable(PluginError):
+    """An ``oracle = true`` entry on a process whose conditional distribution bootmark does
+    not know in closed form (only the Gaussian AR(p) processes ``ar1`` and ``ar3``)."""
+
+
+def horizon_kind(step: int) -> str:
+    """The ``kind`` under which the measures of step ``step`` ahead are filed.
+
+    >>> horizon_kind(3)
+    'h3'
+    """
+    return f"h{step}"
+
+
+def _ar_coefficients(process: Any) -> tuple[tuple[float, ...], float] | None:
+    if isinstance(process, AR1):
+        return (process.phi,), process.innovation_sd
+    if isinstance(process, AR3):
+        return (process.phi1, process.phi2, process.phi3), process.innovation_sd
+    return None
+
+
+def has_oracle(process: Any) -> bool:
+    """Whether :func:`oracle_interval` knows ``process``'s conditional distribution.
+
+    >>> has_oracle(AR1(0.5)), has_oracle(object())
+    (True, False)
+    """
+    return _ar_coefficients(process) is not None
+
+
+def oracle_interval(
+    process: Any, history: Sequence[float], horizon: int, alpha: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The central 1 - alpha interval of each of the next ``horizon`` values of a Gaussian
+    AR(p) given its ``history``: exact, since an AR(p) is Markov in its last p values.
+
+    Parameters
+    ----------
+    process : AR1 or AR3
+        A built-in Gaussian AR process (zero mean).
+    history : sequence of float
+        The observed values (at least p of them), in data units.
+    horizon : int
+        Steps ahead, >= 1.
+    alpha : float
+        Two-sided tail, 0 < alpha < 1.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (lower, upper, point), each ``horizon`` values in data units.
+
+    Raises
+    ------
+    OracleUnavailable
+        A process without a closed-form conditional distribution.
+
+    Examples
+    --------
+    >>> lower, upper, point = oracle_interval(AR1(0.5), [0.0, 2.0], 2, 0.10)
+    >>> point.tolist(), [round(v, 4) for v in (upper - point).tolist()]
+    ([1.0, 0.5], [1.6449, 1.8391])
+    """
+    found = _ar_coefficients(process)
+    if found is None:
+        raise OracleUnavailable(
+            f"no oracle for {type(process).__name__}: the oracle interval is the known conditional "
+            "distribution of a Gaussian AR process (ar1, ar3)"
+        )
+    phi, sigma = found
+    order = len(phi)
+    past = [float(value) for value in history[-order:]]
+    means = []
+    for _ in range(horizon):  # the conditional mean: the recursion with future shocks at 0
+        mean = math.fsum(coefficient * past[-1 - lag] for lag, coefficient in enumerate(phi))
+        means.append(mean)
+        past.append(mean)
+    weights = [1.0]  # psi_j = sum_k phi_k psi_{j-k}: the MA(infinity) weights
+    for j in range(1, horizon):
+        weights.append(math.fsum(phi[k] * weights[j - 1 - k] for k in range(min(order, j))))
+    z = NormalDist().inv_cdf(1.0 - alpha / 2.0)
+    spreads = [z * sigma * math.sqrt(math.fsum(w * w for w in weights[: step + 1])) for step in range(horizon)]
+    point = np.array(means)
+    spread = np.array(spreads)
+    return point - spread, point + spread, point
+
+
+def thirds(origins: Sequence[float]) -> list[int]:
+    """Each series' third (0, 1, 2) of the empirical distribution of its last observed
+    value over a cell's series: by rank, ties in series order, the lowest
+    floor(m / 3)-ish go to 0 (label = floor(3 rank / m)).
+
+    >>> thirds([5.0, -1.0, 0.0, 9.0, 2.0, 1.0])
+    [2, 0, 0, 2, 1, 1]
+    """
+    order = sorted(range(len(origins)), key=lambda index: (origins[index], index))
+    labels = [0] * len(origins)
+    for rank, index in enumerate(order):
+        labels[index] = 3 * rank // len(origins)
+    return labels
+
+
+def empty_columns(names: Iterable[str]) -> dict[str, dict[str, list]]:
+    """Empty per-resampler columns ``{"lower": [], "upper": [], "point": []}``."""
+    return {name: {"lower": [], "upper": [], "point": []} for name in names}
+
+
+def run_chunk(protocol: Any, prepared: Mapping[str, Any], names: Sequence[str], n: int, first: int, last: int) -> dict:
+    """The answers of every resampler ``names`` on series [first, last) of cell n, and what
+    the process realised after each history.
+
+    Parameters
+    ----------
+    protocol : bootmark.studies.protocol.Protocol
+        A forecast protocol.
+    prepared : mapping
+        Resampler name -> its loaded contender (:func:`prepare`), or None for the oracle.
+    names : sequence of str
+        The resamplers run (a profile's).
+    n : int
+        History length of the cell.
+    first, last : int
+        The series [first, last).
+
+    Returns
+    -------
+    dict
+        ``n``, ``first``, ``last``, ``protocol_sha256``, ``future`` (per series, the H
+        realised values), ``origin`` (per series, the last observed value) and ``columns``
+        (:func:`empty_columns` layout).
+
+    Raises
+    ------
+    PluginFailure
+        A process or contender that raised, or a contender's answer that is not H finite
+        intervals; the message names the entry, the series and the horizon.
+    """
+    horizon = protocol.horizon
+    process = protocol.process()
+    columns = empty_columns(names)
+    future, origin = [], []
+    for series in range(first, last):
+        seeds = series_seeds(protocol.root_seed, n, series)
+        where = f"{protocol.id} n={n} series {series}"
+        try:
+            path = np.asarray(process.sample(n + horizon, seeds.data), dtype=np.float64)
+        except PluginFailure as error:
+            raise PluginFailure(f"{where}: {error}") from None
+        history = read_only(path[:n])
+        future.append(path[n:].tolist())
+        origin.append(float(path[n - 1]))
+        for name in names:
+            contender = prepared[name]
+            try:
+                if contender is None:
+                    lower, upper, point = oracle_interval(process, history, horizon, protocol.alpha)
+                    answer = (lower.tolist(), upper.tolist(), point.tolist())
+                else:
+                    found = contender.forecast(history, horizon=horizon, alpha=protocol.alpha, seed=seeds.bootstrap)
+                    answer = (list(found.lower), list(found.upper), None if found.point is None else list(found.point))
+            except PluginFailure as error:
+                raise PluginFailure(f"{where}: {error}") from None
+            for key, value in zip(("lower", "upper", "point"), answer, strict=True):
+                columns[name][key].append(value)
+    return {
+        "n": n,
+        "first": first,
+        "last": last,
+        "protocol_sha256": protocol.sha256,
+        "future": future,
+        "origin": origin,
+        "columns": columns,
+    }
+
+
+def prepare(protocol: Any, names: Sequence[str]) -> dict[str, Any]:
+    """Load and check every forecast resampler of ``names`` before a series is drawn:
+    resampler name -> its contender, or None for the oracle.
+
+    Raises
+    ------
+    bootmark.studies.plugins.PluginError
+        Code that cannot be found or cannot take the forecast call; an oracle on a process
+        without one (:class:`OracleUnavailable`).
+    """
+    found = {}
+    for name in names:
+        spec = protocol.resampler(name)
+        if spec.oracle:
+            process = protocol.process()
+            if not has_oracle(process):
+                raise OracleUnavailable(
+                    f"{spec.entry}: no oracle for {type(process).__name__}; the oracle is the known conditional "
+                    "distribution of a Gaussian AR process (ar1, ar3): drop the entry or use one of those"
+                )
+            found[name] = None
+            continue
+        contender = spec.load_contender()
+        contender.check_forecast()
+        found[name] = contender
+    return found
+
+
+def merge_cell(chunk_list: Iterable[Mapping[str, Any]], names: Sequence[str]) -> dict[str, Any]:
+    """One cell's ``future``, ``origin`` and per-resampler columns from its chunks, in
+    series order (resamplers in ``names`` order)."""
+    ordered = sorted(chunk_list, key=lambda chunk: chunk["first"])
+    merged = {"future": [], "origin": [], "resamplers": empty_columns(names)}
+    for chunk in ordered:
+        merged["future"].extend(chunk["future"])
+        merged["origin"].extend(chunk["origin"])
+        for name in names:
+            for key in ("lower", "upper", "point"):
+                merged["resamplers"][name][key].extend(chunk["columns"][name][key])
+    return merged
+
+
+def performance(cells: Iterable[Mapping[str, Any]], alpha: float) -> list[dict[str, Any]]:
+    """The measures of every (n, resampler, horizon) as tidy rows ``{"n", "resampler",
+    "kind", "measure", "estimate", "mc_se"}``, ``kind`` the horizon (:func:`horizon_kind`).
+
+    Parameters
+    ----------
+    cells : iterable of dict
+        A forecast receipt's cells (``n``, ``future``, ``origin``, ``resamplers``).
+    alpha : float
+        The intervals' two-sided tail (the Winkler score's penalty is 2 / alpha).
+
+    Returns
+    -------
+    list of dict
+        In cell, resampler, horizon and :data:`~bootmark.studies.measures.FORECAST_MEASURES` order.
+    """
+    rows = []
+    for cell in cells:
+        labels = thirds(cell["origin"])
+        for name, columns in cell["resamplers"].items():
+            for step in range(len(cell["future"][0])):
+                found = forecast_measures(
+                    [bounds[step] for bounds in columns["lower"]],
+                    [bounds[step] for bounds in columns["upper"]],
+                    [values[step] for values in cell["future"]],
+                    alpha,
+                    labels,
+                )
+                rows += [
+                    {"n": cell["n"], "resampler": name, "kind": horizon_kind(step + 1), **estimate.to_json()}
+                    for estimate in found
+                ]
+    return rows
+
+
+def judge(criterion: Any, rows: Sequence[Mapping[str, Any]], horizon: int) -> dict[str, Any]:
+    """The verdict of a forecast criterion: ``within``, ``at_least`` or ``at_most`` on its
+    measure at its horizon (``criterion.kind``), or at every horizon when it names none
+    (``kind`` None), every one of which must pass."""
+    if criterion.kind is not None:
+        return summary.judge_measure(criterion, rows)
+    verdicts = [
+        summary.judge_measure(replace(criterion, kind=horizon_kind(step)), rows) for step in range(1, horizon + 1)
+    ]
+    judged = all(verdict["judged"] for verdict in verdicts)
+    detail = "; ".join(f"{horizon_kind(step)}: {verdict['detail']}" for step, verdict in enumerate(verdicts, 1))
+    return {
+        "id": criterion.id,
+        "statement": criterion.statement,
+        "passed": judged and all(verdict["passed"] for verdict in verdicts),
+        "detail": detail,
+        "rationale": criterion.rationale,
+        "judged": judged,
+    }
+
+
+def results_of(protocol: Any, profile: Any, done: Mapping[tuple[int, int], Mapping[str, Any]]) -> dict[str, Any]:
+    """The deterministic part of a forecast receipt: ``cells`` (per n: ``future``,
+    ``origin`` and each resampler's ``lower``, ``upper``, ``point`` per series),
+    ``coverage`` (:func:`bootmark.studies.summary.coverage_row` per n, resampler and
+    horizon, with its Wilson interval), ``performance`` (:func:`performance`),
+    ``criteria`` (verdicts) and ``published`` ([])."""
+    cells = []
+    for n in profile.n:
+        merged = merge_cell([chunk for (cell_n, _), chunk in done.items() if cell_n == n], profile.resamplers)
+        cells.append({"n": n, **merged})
+    rows = performance(cells, protocol.alpha)
+    coverage = [
+        summary.coverage_row(
+            cell["n"],
+            name,
+            horizon_kind(step + 1),
+            [bounds[step] for bounds in columns["lower"]],
+            [bounds[step] for bounds in columns["upper"]],
+            [values[step] for values in cell["future"]],
+        )
+        for cell in cells
+        for name, columns in cell["resamplers"].items()
+        for step in range(protocol.horizon)
+    ]
+    return {
+        "cells": cells,
+        "coverage": coverage,
+        "performance": rows,
+        "criteria": [judge(criterion, rows, protocol.horizon) for criterion in protocol.criteria],
+        "published": [],
+    }
+
+
+def tripwire(protocol: Any, n: int, cell: Mapping[str, Any], series: int) -> str | None:
+    """Why the first ``series`` series of a cell look like garbage (every interval of a
+    resampler zero-width at every horizon, or all identical), or None."""
+    for name, columns in cell["resamplers"].items():
+        pairs = [(tuple(low), tuple(high)) for low, high in zip(columns["lower"], columns["upper"], strict=True)][
+            :series
+        ]
+        if all(top - bottom == 0.0 for low, high in pairs for bottom, top in zip(low, high, strict=True)):
+            return f"{protocol.id} n={n}: {name} intervals are all zero-width over the first {len(pairs)} series"
+        if len(pairs) > 1 and len(set(pairs)) == 1:
+            return f"{protocol.id} n={n}: {name} intervals are all identical over the first {len(pairs)} series"
+    return None
+
+
+def render_table(results: Mapping[str, Any], nominal: float) -> str:
+    """Plain text: coverage (with its MC SE), misses below / above, mean width and the
+    Winkler score per n, resampler and horizon; then the criteria's verdicts."""
+    found = {(row["n"], row["resampler"], row["kind"], row["measure"]): row for row in results["performance"]}
+    keys = list(dict.fromkeys((n, name, kind) for n, name, kind, _ in found))
+    width = max([24] + [len(name) + 2 for _, name, _ in keys])
+    lines = [
+        f"{'n':>6}  {'resampler':<{width}}{'h':>4}{'coverage':>10}{'mc_se':>8}{'below':>8}{'above':>8}"
+        f"{'mean width':>12}{'winkler':>10}"
+    ]
+    for n, name, kind in keys:
+        value = {measure: found[(n, name, kind, measure)] for measure in FORECAST_MEASURES}
+        lines.append(
+            f"{n:>6}  {name:<{width}}{kind[1:]:>4}{value['coverage']['estimate']:>10.3f}"
+            f"{value['coverage']['mc_se']:>8.3f}{value['miss_below']['estimate']:>8.3f}"
+            f"{value['miss_above']['estimate']:>8.3f}{value['mean_width']['estimate']:>12.4f}"
+            f"{value['winkler']['estimate']:>10.4f}"
+        )
+    lines.append(f"(nominal coverage {nominal:.2f} at every horizon h; below / above: the misses each side)")
+    if results["criteria"]:
+        lines += ["", "criteria (registered before the run):"]
+        for verdict in results["criteria"]:
+            mark = "PASS" if verdict["passed"] else ("FAIL" if verdict["judged"] else "----")
+            lines.append(f"  {mark}  {verdict['id']}: {verdict['statement']}  [{verdict['detail']}]")
+    return "\n".join(lines)
