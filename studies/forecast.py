@@ -26,7 +26,6 @@ plugins and summary (never protocol or runner, which import this module).
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from statistics import NormalDist
 from typing import TYPE_CHECKING
 
@@ -309,21 +308,100 @@ def performance(cells: Iterable[Mapping[str, Any]], alpha: float) -> list[dict[s
     return rows
 
 
-def judge(criterion: Any, rows: Sequence[Mapping[str, Any]], horizon: int) -> dict[str, Any]:
-    """The verdict of a forecast criterion: ``within``, ``at_least`` or ``at_most`` on its
-    measure at its horizon (``criterion.kind``), or at every horizon when it names none
-    (``kind`` None), every one of which must pass."""
-    if criterion.kind is not None:
-        return summary.judge_measure(criterion, rows)
-    verdicts = [
-        summary.judge_measure(replace(criterion, kind=horizon_kind(step)), rows) for step in range(1, horizon + 1)
+# The measures that are shares of the series (of a third of them, for the conditional
+# coverages): a `within` criterion judges them with the SE a share has at its target.
+SHARE_MEASURES = ("coverage", "miss_below", "miss_above", "coverage_low", "coverage_mid", "coverage_high")
+
+
+def family_k(k: float, cells: int) -> float:
+    """The SEs each of ``cells`` judged cells gets so that a criterion's ``k`` holds for
+    all of them together (Bonferroni): Phi^-1(1 - (1 - Phi(k)) / cells), two-sided.
+
+    >>> round(family_k(3.0, 1), 6), round(family_k(3.0, 15), 2)
+    (3.0, 3.74)
+    """
+    normal = NormalDist()
+    return normal.inv_cdf(1.0 - (1.0 - normal.cdf(k)) / cells)
+
+
+def judge(
+    criterion: Any, rows: Sequence[Mapping[str, Any]], cells: Sequence[Mapping[str, Any]], horizon: int
+) -> dict[str, Any]:
+    """The verdict of a forecast criterion on its measure, at its horizon or at every one
+    (``criterion.kind`` None), at its n or at every one: every judged cell must pass.
+
+    ``at_least`` / ``at_most`` compare the estimate with the target. ``within`` asks
+    whether the estimate lies within k SEs of the target, k held for the criterion's m
+    cells together (each cell at :func:`family_k`, Bonferroni), the SE of a share
+    (:data:`SHARE_MEASURES`) being the one it has at the target, sqrt(target (1 - target)
+    / m_i), m_i the series behind it (so a cell that covers 40 of 40 is not judged by a
+    zero SE), and of any other measure its Monte Carlo SE.
+
+    Returns
+    -------
+    dict
+        ``id``, ``statement``, ``passed``, ``detail``, ``rationale``, ``judged`` (False
+        when the resampler, n or horizon was not run in this profile).
+    """
+    kinds = [horizon_kind(step) for step in range(1, horizon + 1)] if criterion.kind is None else [criterion.kind]
+    found = {
+        (row["n"], row["kind"]): row
+        for row in rows
+        if row["resampler"] == criterion.resampler and row["measure"] == criterion.measure
+    }
+    judged = [
+        (cell, kind, found[(cell["n"], kind)])
+        for cell in cells
+        if criterion.n is None or cell["n"] == criterion.n
+        for kind in kinds
+        if (cell["n"], kind) in found
     ]
-    judged = all(verdict["judged"] for verdict in verdicts)
-    detail = "; ".join(f"{horizon_kind(step)}: {verdict['detail']}" for step, verdict in enumerate(verdicts, 1))
+    if not judged:
+        return _verdict(criterion, False, "not run in this profile", judged=False)
+    k = family_k(criterion.k, len(judged))
+    details, passed = [], True
+    for cell, kind, row in judged:
+        estimate = row["estimate"]
+        where = f"n={cell['n']} {kind}"
+        if estimate is None:
+            passed = False
+            details.append(f"{where}: {criterion.measure} is undefined here")
+            continue
+        if criterion.test == "within":
+            spread = _target_se(criterion, cell) if criterion.measure in SHARE_MEASURES else row["mc_se"]
+            z = (
+                (estimate - criterion.target) / spread
+                if spread
+                else math.copysign(math.inf, estimate - criterion.target)
+            )
+            ok = abs(z) <= k
+            details.append(f"{where}: {estimate:.4f} vs {criterion.target:.3f}, {z:+.2f} SE")
+        else:
+            ok = estimate >= criterion.target if criterion.test == "at_least" else estimate <= criterion.target
+            details.append(
+                f"{where}: {estimate:.4f} vs {'>=' if criterion.test == 'at_least' else '<='} {criterion.target:g}"
+            )
+        passed &= ok
+    if criterion.test == "within":
+        details.append(f"each cell within {k:.2f} SE: {criterion.k:g} SE held over {len(judged)} cells")
+    return _verdict(criterion, passed, "; ".join(details))
+
+
+def _target_se(criterion, cell):
+    """The SE of a share at the criterion's target: sqrt(t (1 - t) / m), m the series
+    behind it (a third of them for the conditional coverages)."""
+    count = len(cell["origin"])
+    if criterion.measure.startswith("coverage_"):
+        third = ("coverage_low", "coverage_mid", "coverage_high").index(criterion.measure)
+        count = sum(1 for label in thirds(cell["origin"]) if label == third)
+    return math.sqrt(criterion.target * (1.0 - criterion.target) / count)
+
+
+def _verdict(criterion, passed, detail, judged=True):
     return {
         "id": criterion.id,
         "statement": criterion.statement,
-        "passed": judged and all(verdict["passed"] for verdict in verdicts),
+        "passed": bool(passed) and judged,
         "detail": detail,
         "rationale": criterion.rationale,
         "judged": judged,
@@ -358,7 +436,7 @@ def results_of(protocol: Any, profile: Any, done: Mapping[tuple[int, int], Mappi
         "cells": cells,
         "coverage": coverage,
         "performance": rows,
-        "criteria": [judge(criterion, rows, protocol.horizon) for criterion in protocol.criteria],
+        "criteria": [judge(criterion, rows, cells, protocol.horizon) for criterion in protocol.criteria],
         "published": [],
     }
 

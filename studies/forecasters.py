@@ -1,6 +1,7 @@
 """Peer forecasters for the forecast studies: prediction intervals from statsmodels and tsbootstrap.
 
-Each function keeps the forecast contract of :mod:`bootmark.studies.plugins`,
+Each function keeps the forecast contract of :mod:`bootmark.studies.plugins` (its
+``check_options`` refuses bad options before any series is drawn),
 ``function(history, *, horizon, alpha, seed, **options)`` returning ``lower``, ``upper``
 and ``point`` for the next ``horizon`` values, and is declared as an entry point in the
 group ``bootmark.contenders`` (bootmark's ``pyproject.toml``), so a protocol names it as
@@ -68,7 +69,17 @@ def statsmodels_arima(
     return {"lower": bounds[:, 0], "upper": bounds[:, 1], "point": np.asarray(forecast.predicted_mean)}
 
 
+def _check_arima_options(order=(1, 0, 0)):
+    if not (
+        isinstance(order, (list, tuple))
+        and len(order) == 3
+        and all(isinstance(value, int) and not isinstance(value, bool) and value >= 0 for value in order)
+    ):
+        raise ValueError(f"order must be three ints >= 0, (p, d, q), e.g. [1, 0, 0]; got {order!r}")
+
+
 statsmodels_arima.requires = ("statsmodels",)
+statsmodels_arima.check_options = _check_arima_options
 
 
 def tsbootstrap_forecast_intervals(
@@ -108,4 +119,11 @@ def tsbootstrap_forecast_intervals(
     return {"lower": lower, "upper": upper, "point": median}
 
 
+def _check_tsbootstrap_options(order=1, n_bootstraps=999):
+    for name, value in (("order", order), ("n_bootstraps", n_bootstraps)):
+        if not (isinstance(value, int) and not isinstance(value, bool) and value >= 1):
+            raise ValueError(f"{name} must be an int >= 1 (the AR order p; the simulated paths), got {value!r}")
+
+
 tsbootstrap_forecast_intervals.requires = ("tsbootstrap",)
+tsbootstrap_forecast_intervals.check_options = _check_tsbootstrap_options

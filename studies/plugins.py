@@ -668,6 +668,7 @@ class Contender:
         if not callable(self.function):
             raise PluginError(f"{self.entry}: {self.path} is not callable")
         self._check_arguments()
+        self._check_options()
 
     def check_forecast(self) -> None:
         """Refuse, before any series is drawn, a forecast contender that is not callable or
@@ -681,6 +682,18 @@ class Contender:
         if not callable(self.function):
             raise PluginError(f"{self.entry}: {self.path} is not callable")
         self._check_arguments(FORECAST_ARGUMENTS, "history")
+        self._check_options()
+
+    def _check_options(self) -> None:
+        """Refuse bad option values before any series is drawn, through the function's
+        optional ``check_options(**options)`` (which raises ValueError or TypeError)."""
+        validate = getattr(self.function, "check_options", None)
+        if validate is None:
+            return
+        try:
+            validate(**dict(self.options))
+        except (TypeError, ValueError) as error:
+            raise PluginError(f"{self.entry}: {self.path}: [resamplers.options] {error}") from None
 
     def forecast(self, history: np.ndarray, *, horizon: int, alpha: float, seed: int) -> ForecastAnswer:
         """Call a forecast contender on one history; its :class:`ForecastAnswer`, checked.
@@ -748,6 +761,14 @@ class Contender:
                     + (f"its options are {', '.join(taken)}" if taken else "it takes no options")
                 )
         placeholder = {name: None for name in call_arguments}
+        taken = set(signature.parameters)
+        other, study = (
+            (CALL_ARGUMENTS, "a coverage study (no target, or target = 'coverage')")
+            if call_arguments == FORECAST_ARGUMENTS
+            else (FORECAST_ARGUMENTS, "a forecast study (target = 'forecast')")
+        )
+        if not set(call_arguments) <= taken and set(other) <= taken:
+            raise PluginError(f"{self.entry}: {self.path} is made for {study}, not this one; use it there")
         try:
             signature.bind(None, **placeholder, **dict(self.options))
         except TypeError as error:

@@ -770,6 +770,10 @@ def parse(text: str, file_name: str) -> Protocol | MultiplierProtocol:
         return _parse_forecast(table, dgp, design, ns, text, file_name, study_id, version)
     if target != "coverage":
         raise ProtocolError(f"{where} [design]: target must be 'coverage' or 'forecast', got {target!r}")
+    if "horizon" in design:
+        raise ProtocolError(
+            f'{where} [design]: horizon is read only by a forecast study; add target = "forecast" (or drop horizon)'
+        )
     statistic = _statistic(_field(design, "statistic", str, f"{where} [design]"), where)
     dgp_callable = _field(dgp, "callable", str, f"{where} [dgp]", required=False)
     if ("name" in dgp) == (dgp_callable is not None):

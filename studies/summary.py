@@ -44,7 +44,6 @@ __all__ = [
     "compare_published",
     "coverage_row",
     "judge",
-    "judge_measure",
     "miss_split",
     "performance",
     "render_measures",
@@ -370,7 +369,7 @@ def _verdict(criterion, passed, details, judged=True):
     }
 
 
-def judge_measure(criterion: Criterion, performance: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _judge_measure(criterion: Criterion, performance: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The verdict of ``within`` / ``at_least`` / ``at_most`` on a performance measure's
     estimate (and its MC SE): the rows of the criterion's resampler, kind and measure, at
     its n or at every n (:func:`judge`'s verdict dict)."""
@@ -454,7 +453,7 @@ def judge(
     False
     """
     if getattr(criterion, "measure", "coverage") != "coverage":
-        return judge_measure(criterion, performance)
+        return _judge_measure(criterion, performance)
     if criterion.test in SE_TESTS:
         ran = [
             cell

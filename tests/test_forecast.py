@@ -406,3 +406,53 @@ n_bootstraps = 199
     path = receipts.write_receipt(receipts.seal("study", provenance.collect(), body), str(tmp_path / "out"))
     report = verify(path, sample=3, sample_seed=1)
     assert report.passed, report.render()
+
+
+def test_within_judges_a_share_by_its_se_at_the_target_over_all_its_cells():
+    from bootmark.studies.protocol import Criterion
+
+    def rows(estimates):
+        return [
+            {"n": 50, "resampler": "f", "kind": f"h{step}", "measure": "coverage", "estimate": p, "mc_se": 0.0}
+            for step, p in enumerate(estimates, start=1)
+        ]
+
+    cells = [{"n": 50, "origin": [0.0] * 40}]
+    rule = Criterion("c", "within", "f", None, "why", target=0.9, k=3.0)
+    # 40 of 40 covered: its observed-p SE is 0, but a true 90% interval does that 1.5% of the time
+    assert forecast.judge(rule, rows([1.0, 0.9, 0.9]), cells, 3)["passed"]
+    # 28 of 40: 4.22 SE below at the target's SE sqrt(0.09 / 40)
+    verdict = forecast.judge(rule, rows([0.7, 0.9, 0.9]), cells, 3)
+    assert not verdict["passed"] and "-4.22 SE" in verdict["detail"]
+    # k = 3 held over 3 cells: each at 3.29 SE, so a lone 3.1-SE cell passes
+    assert forecast.judge(rule, rows([0.9 - 3.1 * math.sqrt(0.09 / 40), 0.9, 0.9]), cells, 3)["passed"]
+    one = Criterion("c", "within", "f", "h1", "why", target=0.9, k=3.0)
+    assert not forecast.judge(one, rows([0.9 - 3.1 * math.sqrt(0.09 / 40), 0.9, 0.9]), cells, 3)["passed"]
+
+
+@pytest.mark.parametrize(
+    "entry, words",
+    [
+        ('contender = "statsmodels.ARIMA"\n[resamplers.options]\norder = 1', "order must be three ints"),
+        ('contender = "tsbootstrap.forecast_intervals"\n[resamplers.options]\norder = [1, 0, 0]', "order must be"),
+        ('contender = "arch.IIDBootstrap"', "is made for a coverage study"),
+    ],
+)
+def test_a_shipped_forecasters_bad_option_or_a_coverage_contender_is_refused_before_any_series(
+    space, tmp_path, entry, words
+):
+    resamplers = f'[[resamplers]]\nname = "x"\n{entry}\n'
+    found = _protocol(space, resamplers=resamplers, series=30)
+    with pytest.raises(plugins.PluginError, match=rf"\[\[resamplers\]\] 'x': .*{words}"):
+        runner.run_study(found, "tiny", run_directory=str(tmp_path / "run"), show_progress=False)
+    assert not (tmp_path / "run").exists()
+
+
+def test_horizon_without_the_forecast_target_is_refused_by_name():
+    text = PROTOCOL.format(
+        id="HNT", phi=PHI, horizon=2, series=10, alpha=ALPHA, nominal=0.9, design_extra="", resamplers=""
+    ).replace('target = "forecast"\n', "")
+    with pytest.raises(
+        protocol.ProtocolError, match='horizon is read only by a forecast study; add target = "forecast"'
+    ):
+        protocol.parse(text, "HNT-v1.toml")

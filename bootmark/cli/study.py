@@ -1,8 +1,9 @@
 """``bootmark study list | new NAME | run ID | verify RECEIPT | show RECEIPT | truth ID | render``.
 
 A study is named by its id (newest version), ``ID-vN``, or the path of a protocol file.
-The registered protocols S1 to S4 ship with bootmark; a workspace's ``protocols/`` folder
-adds its own (docs/protocols.md describes the format).
+The registered protocols S1 to S4 (coverage) and F1 (forecast intervals) ship with
+bootmark; a workspace's ``protocols/`` folder adds its own (docs/protocols.md describes
+the format).
 
 Exit codes of ``run``: 0 every registered criterion passed, 1 the run finished and some
 criterion failed (the receipt records it), 2 bad usage or protocol, 3 the run stopped
