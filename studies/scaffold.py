@@ -59,7 +59,7 @@ at n = 200, as the moving-block bootstrap does.
 """
 
 [dgp]
-name = "ar1"                     # a built-in process (ar1, ar3, arma11, heteroskedastic_ar1), or
+name = "ar1"                     # a built-in process (ar1, ar3, arma11, student_t_ar1, garch_ar1, ...), or
                                  # callable = "package.module:Class" for a process of your own
 parameters = {{ phi = 0.5, innovation_sd = 1.0, burn_in = 500 }}
 true_se = "finite_n"             # the exact true SE at each n (mean, var); "large_n": sqrt(LRV / n), any statistic

@@ -128,7 +128,7 @@ def _list(args):
         print(
             f"{found.id}-v{found.version}  {found.title}"
             + (f"\n    file: {where}" if where else "")
-            + f"\n    profiles: {profiles}\n    newest: {receipt}"
+            + f"\n    profiles: {profiles}\n    newest (registered profile): {receipt}"
         )
     return OK
 
