@@ -474,9 +474,4 @@ def render_table(results: Mapping[str, Any], nominal: float) -> str:
             f"{value['winkler']['estimate']:>10.4f}"
         )
     lines.append(f"(nominal coverage {nominal:.2f} at every horizon h; below / above: the misses each side)")
-    if results["criteria"]:
-        lines += ["", "criteria (registered before the run):"]
-        for verdict in results["criteria"]:
-            mark = "PASS" if verdict["passed"] else ("FAIL" if verdict["judged"] else "----")
-            lines.append(f"  {mark}  {verdict['id']}: {verdict['statement']}  [{verdict['detail']}]")
-    return "\n".join(lines)
+    return "\n".join(lines + summary.render_verdicts(results["criteria"]))

@@ -775,14 +775,7 @@ def parse(text: str, file_name: str) -> Protocol | MultiplierProtocol:
             f'{where} [design]: horizon is read only by a forecast study; add target = "forecast" (or drop horizon)'
         )
     statistic = _statistic(_field(design, "statistic", str, f"{where} [design]"), where)
-    dgp_callable = _field(dgp, "callable", str, f"{where} [dgp]", required=False)
-    if ("name" in dgp) == (dgp_callable is not None):
-        raise ProtocolError(
-            f"{where} [dgp]: give exactly one of 'name' (a built-in process) and 'callable' (an import "
-            "path 'package.module:Process')"
-        )
-    if dgp_callable is not None and not plugins.is_import_path(dgp_callable):
-        raise ProtocolError(f"{where} [dgp]: callable {dgp_callable!r} is not an import path 'package.module:Class'")
+    dgp_callable = _dgp_callable(dgp, where)
     null = _field(design, "null", float, f"{where} [design]", required=False)
     if null is not None and not math.isfinite(null):
         raise ProtocolError(f"{where} [design]: null must be a finite number, got {null}")
@@ -855,14 +848,7 @@ def _parse_forecast(table, dgp, design, ns, text, file_name, study_id, version):
     horizon = _positive(_field(design, "horizon", int, f"{where} [design]"), "horizon", where)
     if horizon > forecast.HORIZON_LIMIT:
         raise ProtocolError(f"{where} [design]: horizon must be at most {forecast.HORIZON_LIMIT}, got {horizon}")
-    dgp_callable = _field(dgp, "callable", str, f"{where} [dgp]", required=False)
-    if ("name" in dgp) == (dgp_callable is not None):
-        raise ProtocolError(
-            f"{where} [dgp]: give exactly one of 'name' (a built-in process) and 'callable' (an import "
-            "path 'package.module:Process')"
-        )
-    if dgp_callable is not None and not plugins.is_import_path(dgp_callable):
-        raise ProtocolError(f"{where} [dgp]: callable {dgp_callable!r} is not an import path 'package.module:Class'")
+    dgp_callable = _dgp_callable(dgp, where)
     for key in ("true_se", "truth_draws"):
         if key in dgp:
             raise ProtocolError(f"{where} [dgp]: {key} has no meaning in a forecast study (its truth is the future)")
@@ -995,6 +981,19 @@ def _forecast_criterion(table, where, resamplers, ns, horizon):
     if criterion.n is not None and criterion.n not in ns:
         raise ProtocolError(f"{where} ({criterion.id}): n={criterion.n} is not one of the study's n {ns}")
     return criterion
+
+
+def _dgp_callable(dgp, where):
+    """[dgp] callable (None for a built-in ``name``): exactly one of the two, an import path."""
+    dgp_callable = _field(dgp, "callable", str, f"{where} [dgp]", required=False)
+    if ("name" in dgp) == (dgp_callable is not None):
+        raise ProtocolError(
+            f"{where} [dgp]: give exactly one of 'name' (a built-in process) and 'callable' (an import "
+            "path 'package.module:Process')"
+        )
+    if dgp_callable is not None and not plugins.is_import_path(dgp_callable):
+        raise ProtocolError(f"{where} [dgp]: callable {dgp_callable!r} is not an import path 'package.module:Class'")
+    return dgp_callable
 
 
 def _statistic(text, where):

@@ -48,6 +48,7 @@ __all__ = [
     "performance",
     "render_measures",
     "render_table",
+    "render_verdicts",
     "shipped_citation",
     "shown_once",
     "summarise",
@@ -624,11 +625,7 @@ def render_table(results: Mapping[str, Any], nominal: float) -> str:
             f"{row['mean_width']:>11.4f}{_optional(ratios[(row['n'], row['resampler'])], 9, '.3f')}"
         )
     lines.append(f"(nominal coverage {nominal:.2f}; SE ratio = mean bootstrap SE / true SE)")
-    if results["criteria"]:
-        lines += ["", "criteria (registered before the run):"]
-        for verdict in results["criteria"]:
-            mark = "PASS" if verdict["passed"] else ("FAIL" if verdict["judged"] else "n/a ")
-            lines.append(f"  {mark}  {verdict['id']}: {verdict['statement']}  [{verdict['detail']}]")
+    lines += render_verdicts(results["criteria"])
     if results["published"]:
         lines += ["", "published figures:"]
         for entry in results["published"]:
@@ -694,6 +691,25 @@ def shown_once(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         for row in rows
         if not is_estimate(row) or (row["n"], row["resampler"]) in label
     ]
+
+
+def render_verdicts(criteria: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Plain-text lines: every registered criterion's verdict (PASS, FAIL, or n/a when its
+    resampler, kind or n did not run), after a blank line; none without criteria.
+
+    Examples
+    --------
+    >>> verdict = {"id": "c", "statement": "s", "detail": "d", "passed": True, "judged": True}
+    >>> render_verdicts([verdict])
+    ['', 'criteria (registered before the run):', '  PASS  c: s  [d]']
+    """
+    if not criteria:
+        return []
+    lines = ["", "criteria (registered before the run):"]
+    for verdict in criteria:
+        mark = "PASS" if verdict["passed"] else ("FAIL" if verdict["judged"] else "n/a ")
+        lines.append(f"  {mark}  {verdict['id']}: {verdict['statement']}  [{verdict['detail']}]")
+    return lines
 
 
 def render_measures(rows: Sequence[Mapping[str, Any]]) -> str:
