@@ -171,7 +171,7 @@ class StudyReceipt:
         parts = []
         for cell in self.body["results"]["cells"]:
             truth = cell["truth"]["value"]
-            for resampler, columns in cell["resamplers"].items():
+            for resampler, columns in _in_profile_order(self.body, cell["resamplers"]):
                 count = len(columns["point"])
                 shared = {
                     "point": columns["point"],
@@ -210,7 +210,7 @@ class StudyReceipt:
         for cell in self.body["results"]["cells"]:
             future = np.asarray(cell["future"], dtype=np.float64)  # (series, horizon)
             count, horizon = future.shape
-            for resampler, columns in cell["resamplers"].items():
+            for resampler, columns in _in_profile_order(self.body, cell["resamplers"]):
                 lower = np.asarray(columns["lower"], dtype=np.float64)
                 upper = np.asarray(columns["upper"], dtype=np.float64)
                 point = np.array(
@@ -277,6 +277,13 @@ class StudyReceipt:
         if form not in writers:
             raise ValueError(f"format must be one of {', '.join(writers)}, got {form!r}")
         return writers[form]()
+
+
+def _in_profile_order(body, resamplers):
+    """(name, columns) of a cell's resamplers in the protocol's order (a receipt's JSON
+    keeps them sorted by name), as the measures' rows have them."""
+    order = {name: index for index, name in enumerate(body["profile"]["resamplers"])}
+    return sorted(resamplers.items(), key=lambda item: order.get(item[0], len(order)))
 
 
 def load(path: str) -> StudyReceipt:

@@ -74,7 +74,8 @@ class StudyError(RuntimeError):
     """A study that cannot go on: bad run directory, tripwire, non-finite outcome.
 
     Also raised for bad ``workers``, an unreachable dask scheduler, missing chunks, and a
-    worker whose OpenBLAS kernel is not the pinned one.
+    worker whose OpenBLAS kernel is not the pinned one. One raised while the run computes
+    chunks carries ``run_directory``, the folder whose chunks ``resume`` reuses.
     """
 
 
@@ -609,6 +610,9 @@ def run_study(
             done[(n, first)] = chunk
             progress.add(chunk)
             _trip_if_ready(protocol, profile, done, checked)
+    except StudyError as error:
+        error.run_directory = os.path.abspath(run_directory)  # where the chunks done stay, for --resume
+        raise
     finally:
         progress.close()
     elapsed = time.monotonic() - started

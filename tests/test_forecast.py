@@ -274,6 +274,7 @@ def test_a_forecast_receipt_verifies_and_reads_as_frames(space, tmp_path):
     assert set(measures["measure"]) == set(forecast.FORECAST_MEASURES)
     series = study.to_frame(per_series=True)
     assert len(series) == 2 * 60 * 3 * HORIZON  # n, series, resamplers, horizons
+    assert list(dict.fromkeys(series["resampler"])) == ["oracle", "known", "half"]  # the protocol's order
     mine = series[(series["resampler"] == "half") & (series["n"] == 60)]
     coverage = measures.query("resampler == 'half' and n == 60 and measure == 'coverage'")
     by_horizon = mine.groupby("horizon")["covered"].mean().tolist()
@@ -456,3 +457,23 @@ def test_horizon_without_the_forecast_target_is_refused_by_name():
         protocol.ProtocolError, match='horizon is read only by a forecast study; add target = "forecast"'
     ):
         protocol.parse(text, "HNT-v1.toml")
+
+
+def test_a_stopped_run_names_the_folder_its_chunks_stay_in_and_how_to_go_on(space):
+    import os
+    import subprocess
+    import sys
+
+    folder, module = space
+    resamplers = f"""
+[[resamplers]]
+name = "mine.bad"
+callable = "{module}:crossed_at_three"
+"""
+    found = _protocol(space, resamplers=resamplers, series=30)
+    environment = {**os.environ, "BOOTMARK_WORKSPACE": str(folder)}
+    command = [sys.executable, "-m", "bootmark.cli.main", "study", "run", found.source_path, "--profile", "tiny"]
+    ran = subprocess.run([*command, "--no-progress"], capture_output=True, text=True, env=environment, cwd=folder)
+    assert ran.returncode == 3, ran.stderr
+    [line] = ran.stderr.strip().splitlines()
+    assert "at horizon 3" in line and "the chunks done stay in" in line and "--resume" in line, line

@@ -160,15 +160,25 @@ def _run(args):
     with (
         tempfile.TemporaryDirectory(prefix="bootmark-study-") if args.no_write else contextlib.nullcontext() as scratch
     ):
-        body = runner.run_study(
-            found,
-            args.profile,
-            workers=args.workers,
-            scheduler=args.scheduler,
-            run_directory=os.path.join(scratch, "run") if scratch else args.run_dir,
-            resume=args.resume,
-            show_progress=not args.no_progress,
-        )
+        try:
+            body = runner.run_study(
+                found,
+                args.profile,
+                workers=args.workers,
+                scheduler=args.scheduler,
+                run_directory=os.path.join(scratch, "run") if scratch else args.run_dir,
+                resume=args.resume,
+                show_progress=not args.no_progress,
+            )
+        except runner.StudyError as error:
+            folder = getattr(error, "run_directory", None)
+            if folder is None or args.no_write:
+                raise
+            # the next step, named: what the stop left behind and how to go on from it
+            raise type(error)(
+                f"{error}; the chunks done stay in {folder}: run the same command with --resume to go on "
+                "from them, or delete that folder first if you changed the protocol's code"
+            ) from None
     started["finished_utc"] = provenance.utc_now()
     # the user's code's distributions join the versions a receipt records (bootmark's own are there)
     versions = started["versions"]
