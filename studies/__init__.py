@@ -12,6 +12,8 @@ modules are the rest of its public API:
 * :mod:`bootmark.studies.evaluate`: one series through one resampler;
 * :mod:`bootmark.studies.peers`: the ``arch`` and ``tsbootstrap`` adapters;
 * :mod:`bootmark.studies.forecast`: forecast studies, prediction intervals judged against the future;
+* :mod:`bootmark.studies.oracle`: the forecast target and the oracle interval the protocols name;
+* :mod:`bootmark.studies.forecasters`: statsmodels' and tsbootstrap's forecasters as entry points;
 * :mod:`bootmark.studies.runner`: running a protocol into a receipt body;
 * :mod:`bootmark.studies.measures`: the ADEMP performance measures with Monte Carlo SEs;
 * :mod:`bootmark.studies.summary`: coverage summaries and criterion verdicts;

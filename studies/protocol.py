@@ -68,7 +68,7 @@ from bootmark import engine
 from bootmark.core import workspace
 from bootmark.reference.errors import BootmarkError
 
-from . import forecast, multipliers, plugins
+from . import multipliers, oracle, plugins
 from . import statistics as builtin_statistics
 from .dgp import FINITE_N_FAMILIES, PROCESSES, TRUE_SE, has_truth, make_process
 from .measures import FORECAST_MEASURES, INTERVAL_MEASURES, MEASURES, POINT_KIND, POINT_MEASURES
@@ -766,7 +766,7 @@ def parse(text: str, file_name: str) -> Protocol | MultiplierProtocol:
     design = _field(table, "design", dict, where)
     ns = _design_n(design, where)
     target = _field(design, "target", str, f"{where} [design]", "coverage", required=False)
-    if target == forecast.FORECAST_TARGET:
+    if target == oracle.FORECAST_TARGET:
         return _parse_forecast(table, dgp, design, ns, text, file_name, study_id, version)
     if target != "coverage":
         raise ProtocolError(f"{where} [design]: target must be 'coverage' or 'forecast', got {target!r}")
@@ -846,8 +846,8 @@ def _parse_forecast(table, dgp, design, ns, text, file_name, study_id, version):
             "(e.g. horizon = 5)"
         )
     horizon = _positive(_field(design, "horizon", int, f"{where} [design]"), "horizon", where)
-    if horizon > forecast.HORIZON_LIMIT:
-        raise ProtocolError(f"{where} [design]: horizon must be at most {forecast.HORIZON_LIMIT}, got {horizon}")
+    if horizon > oracle.HORIZON_LIMIT:
+        raise ProtocolError(f"{where} [design]: horizon must be at most {oracle.HORIZON_LIMIT}, got {horizon}")
     dgp_callable = _dgp_callable(dgp, where)
     for key in ("true_se", "truth_draws"):
         if key in dgp:
@@ -889,7 +889,7 @@ def _parse_forecast(table, dgp, design, ns, text, file_name, study_id, version):
         text=text,
         sha256=hashlib.sha256(text.encode()).hexdigest(),
         dgp_callable=dgp_callable,
-        target=forecast.FORECAST_TARGET,
+        target=oracle.FORECAST_TARGET,
         horizon=horizon,
     )
     if "published" in table:
@@ -897,7 +897,7 @@ def _parse_forecast(table, dgp, design, ns, text, file_name, study_id, version):
     if dgp_callable is None:  # a built-in process: its parameters, and the oracle's, checked now
         process = protocol.process()
         oracles = [spec.entry for spec in resamplers if spec.oracle]
-        if oracles and not forecast.has_oracle(process):
+        if oracles and not oracle.has_oracle(process):
             raise ProtocolError(
                 f"{where}: {oracles[0]} asks for the oracle, which {protocol.dgp_name} has not: the oracle is the "
                 "known conditional distribution of a Gaussian AR process (ar1, ar3)"
@@ -920,8 +920,8 @@ def _forecast_entry(table, where):
     stray = sorted(set(table) - set(_FORECAST_ENTRY))
     if stray:
         raise ProtocolError(f"{where}: a forecast entry does not read {', '.join(stray)}; it takes {_FORECAST_ENTRY}")
-    oracle = _field(table, "oracle", bool, where, False, required=False)
-    given = [key for key in ("callable", "contender") if key in table] + (["oracle"] if oracle else [])
+    wants_oracle = _field(table, "oracle", bool, where, False, required=False)
+    given = [key for key in ("callable", "contender") if key in table] + (["oracle"] if wants_oracle else [])
     if len(given) != 1:
         raise ProtocolError(
             f"{where}: give exactly one of 'callable' (an import path 'package.module:function'), 'contender' "
@@ -931,7 +931,7 @@ def _forecast_entry(table, where):
     if path is not None and not plugins.is_import_path(path):
         raise ProtocolError(f"{where}: callable {path!r} is not an import path; write 'package.module:function'")
     options = _field(table, "options", dict, where, {}, required=False)
-    if oracle and options:
+    if wants_oracle and options:
         raise ProtocolError(f"{where}: the oracle takes no options")
     reserved = sorted(set(options) & {"history", *plugins.FORECAST_ARGUMENTS})
     if reserved:
@@ -945,7 +945,7 @@ def _forecast_entry(table, where):
         contender=_field(table, "contender", str, where, required=False),
         callable=path,
         options=tuple(sorted(options.items())),
-        oracle=oracle,
+        oracle=wants_oracle,
     )
 
 
@@ -965,7 +965,7 @@ def _forecast_criterion(table, where, resamplers, ns, horizon):
         id=_field(table, "id", str, where),
         test=test,
         resampler=_field(table, "resampler", str, where),
-        kind=None if step is None else forecast.horizon_kind(step),
+        kind=None if step is None else oracle.horizon_kind(step),
         rationale=_field(table, "rationale", str, where),
         target=_field(table, "target", float, where),
         k=_field(table, "k", float, where, 3.0, required=False),

@@ -25,7 +25,7 @@ from bootmark.core.receipts import ReceiptError, load_receipt
 from . import multipliers
 from . import protocol as protocols
 from .dgp import PROCESSES
-from .forecast import FORECAST_TARGET
+from .oracle import FORECAST_TARGET
 from .plugins import PluginError, PluginProcess, is_import_path, load_object, origin_of
 from .runner import results_hash, results_of, run_chunk, truth_settings
 from .truth import ensure_truths, simulate_slope_truth, simulate_statistic_truth

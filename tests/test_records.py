@@ -46,6 +46,12 @@ def test_every_committed_receipt_loads_through_the_records_and_writes_back_byte_
         assert all(isinstance(ratio, records.Ratio) for ratio in cell.ratios.values())
         if cell.materialize_ratios is not None:
             assert all(isinstance(ratio, records.Ratio) for ratio in cell.materialize_ratios.values())
+    elif loaded.kind == "study" and loaded.body.design.get("target") == "forecast":
+        results = loaded.body.results
+        assert isinstance(results, records.ForecastResults) and isinstance(results.cells[0], records.ForecastCell)
+        column = next(iter(results.cells[0].resamplers.values()))
+        assert isinstance(column, records.ForecastColumn) and isinstance(column.lower[0], tuple)
+        assert all(isinstance(row, records.CoverageRow) for row in results.coverage)
     elif loaded.kind == "study":
         results = loaded.body.results
         assert isinstance(results, records.StudyResults)

@@ -39,6 +39,9 @@ __all__ = [
     "CellTruth",
     "CoverageRow",
     "CriterionVerdict",
+    "ForecastCell",
+    "ForecastColumn",
+    "ForecastResults",
     "Machine",
     "PathTiming",
     "Provenance",
@@ -106,7 +109,10 @@ def _convert(hint, value, reading):
     origin, arguments = typing.get_origin(hint), typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
         inner = [a for a in arguments if a is not type(None)]
-        return _convert(inner[0], value, reading) if len(inner) == 1 else value
+        if len(inner) == 1:
+            return _convert(inner[0], value, reading)
+        # several records: the owner chooses on reading (StudyBody.from_json); each writes itself
+        return value.to_json() if not reading and isinstance(value, _Record) else value
     if isinstance(hint, type) and issubclass(hint, _Record):
         return hint.from_json(value) if reading else value.to_json()
     if origin is tuple:
@@ -668,6 +674,69 @@ class StudyResults(_Record):
 
 
 @dataclass(frozen=True)
+class ForecastColumn(_Record):
+    """One forecaster's answers in a forecast study cell: per series, the ``horizon``
+    lower and upper bounds and point forecasts (data units).
+
+    Attributes
+    ----------
+    lower, upper : tuple of tuple of float
+        Per series, one bound per step ahead.
+    point : tuple of (tuple of float or None)
+        Per series, the point forecasts, None where the forecaster gives none.
+    """
+
+    lower: tuple[tuple[float, ...], ...]
+    upper: tuple[tuple[float, ...], ...]
+    point: tuple[tuple[float, ...] | None, ...]
+
+
+@dataclass(frozen=True)
+class ForecastCell(_Record):
+    """Every series' forecasts at one history length ``n``, beside what the process drew.
+
+    Attributes
+    ----------
+    n : int
+        The history length.
+    future : tuple of tuple of float
+        Per series, the ``horizon`` values the process drew after the history.
+    origin : tuple of float
+        Per series, the last observed value.
+    resamplers : mapping of str to ForecastColumn
+        Each forecaster's answers.
+    """
+
+    n: int
+    future: tuple[tuple[float, ...], ...]
+    origin: tuple[float, ...]
+    resamplers: Mapping[str, ForecastColumn]
+
+
+@dataclass(frozen=True)
+class ForecastResults(_Record):
+    """The deterministic part of a forecast study receipt (``[design] target =
+    "forecast"``; what ``results_sha256`` hashes): cells, coverage rows per horizon
+    (``kind`` ``"h1"``, ...), the forecast measures, verdicts and (no) published figures.
+
+    Attributes
+    ----------
+    cells : tuple of ForecastCell
+    coverage : tuple of CoverageRow
+    performance : tuple of PerformanceRow
+    criteria : tuple of CriterionVerdict
+    published : tuple of PublishedComparison
+        Empty.
+    """
+
+    cells: tuple[ForecastCell, ...]
+    coverage: tuple[CoverageRow, ...]
+    performance: tuple[PerformanceRow, ...]
+    criteria: tuple[CriterionVerdict, ...]
+    published: tuple[PublishedComparison, ...]
+
+
+@dataclass(frozen=True)
 class StudyBody(_Record):
     """A study receipt's body; the protocol, profile, design, peers and execution stay
     mappings (their keys are the protocol's, documented in docs/protocols.md).
@@ -678,8 +747,9 @@ class StudyBody(_Record):
         The protocol's blocks, as read.
     results_sha256 : str
         SHA-256 of the canonical JSON of ``results``.
-    results : StudyResults
-        The deterministic results.
+    results : StudyResults or ForecastResults
+        The deterministic results (a :class:`ForecastResults` when ``design`` says
+        ``target = "forecast"``).
     """
 
     study: Mapping[str, object]
@@ -688,10 +758,19 @@ class StudyBody(_Record):
     peers: Mapping[str, object]
     execution: Mapping[str, object]
     results_sha256: str
-    results: StudyResults
+    results: StudyResults | ForecastResults
     plugins: tuple[Mapping[str, object], ...] | None = None  # the user's code a study named
 
     _OMITTED_WHEN_NONE = frozenset({"plugins"})
+
+    @classmethod
+    def from_json(cls, data):
+        """The record of a study body: its results read as the design's target says."""
+        record = super().from_json(data)  # results left as read: a union has no one reading
+        forecast = data.get("design", {}).get("target") == "forecast"
+        return dataclasses.replace(
+            record, results=(ForecastResults if forecast else StudyResults).from_json(data["results"])
+        )
 
 
 # ---------------------------------------------------------------------------------------
