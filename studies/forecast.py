@@ -34,7 +34,7 @@ import numpy as np
 
 from . import summary
 from .evaluate import series_seeds
-from .measures import FORECAST_MEASURES, forecast_measures
+from .measures import CONDITIONAL_COVERAGES, FORECAST_MEASURES, forecast_measures
 from .oracle import FORECAST_TARGET, HORIZON_LIMIT, OracleUnavailable, has_oracle, horizon_kind, oracle_interval
 from .plugins import PluginFailure, read_only
 
@@ -220,7 +220,7 @@ def performance(cells: Iterable[Mapping[str, Any]], alpha: float) -> list[dict[s
 
 # The measures that are shares of the series (of a third of them, for the conditional
 # coverages): a `within` criterion judges them with the SE a share has at its target.
-SHARE_MEASURES = ("coverage", "miss_below", "miss_above", "coverage_low", "coverage_mid", "coverage_high")
+SHARE_MEASURES = ("coverage", "miss_below", "miss_above", *CONDITIONAL_COVERAGES)
 
 
 def family_k(k: float, cells: int) -> float:
@@ -301,8 +301,8 @@ def _target_se(criterion, cell):
     """The SE of a share at the criterion's target: sqrt(t (1 - t) / m), m the series
     behind it (a third of them for the conditional coverages)."""
     count = len(cell["origin"])
-    if criterion.measure.startswith("coverage_"):
-        third = ("coverage_low", "coverage_mid", "coverage_high").index(criterion.measure)
+    if criterion.measure in CONDITIONAL_COVERAGES:
+        third = CONDITIONAL_COVERAGES.index(criterion.measure)
         count = sum(1 for label in thirds(cell["origin"]) if label == third)
     return math.sqrt(criterion.target * (1.0 - criterion.target) / count)
 

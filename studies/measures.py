@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = [
+    "CONDITIONAL_COVERAGES",
     "FORECAST_MEASURES",
     "INTERVAL_MEASURES",
     "MEASURES",
@@ -71,6 +72,9 @@ INTERVAL_MEASURES: tuple[str, ...] = (
     "median_width",
 )
 MEASURES: tuple[str, ...] = POINT_MEASURES + INTERVAL_MEASURES
+# Coverage among the series whose last observed value lies in the lowest, middle or
+# highest third of that value's distribution, in that order (:func:`forecast_measures`).
+CONDITIONAL_COVERAGES: tuple[str, ...] = ("coverage_low", "coverage_mid", "coverage_high")
 # The measures of a prediction interval at one horizon (:func:`forecast_measures`).
 FORECAST_MEASURES: tuple[str, ...] = (
     "coverage",
@@ -79,10 +83,9 @@ FORECAST_MEASURES: tuple[str, ...] = (
     "winkler",
     "miss_below",
     "miss_above",
-    "coverage_low",
-    "coverage_mid",
-    "coverage_high",
+    *CONDITIONAL_COVERAGES,
 )
+_KNOWN = MEASURES + tuple(name for name in FORECAST_MEASURES if name not in MEASURES)
 
 # The standard normal 0.975 quantile, Phi^-1(0.975): the z of the order-statistic ~95%
 # interval for the median whose half-length / z is the MC SE of the median width.
@@ -122,8 +125,8 @@ class Estimate:
     mc_se: float | None
 
     def __post_init__(self) -> None:
-        if self.measure not in MEASURES and self.measure not in FORECAST_MEASURES:
-            raise ValueError(f"measure: {self.measure!r} is not one of {MEASURES + FORECAST_MEASURES[3:]}")
+        if self.measure not in _KNOWN:
+            raise ValueError(f"measure: {self.measure!r} is not one of {_KNOWN}")
         for name in ("estimate", "mc_se"):
             value = getattr(self, name)
             if value is not None:
@@ -491,7 +494,7 @@ def forecast_measures(
     winkler = math.fsum(scores) / n
     winkler_se = math.sqrt(math.fsum((score - winkler) ** 2 for score in scores) / ((n - 1) * n))
     conditional = []
-    for third, name in enumerate(("coverage_low", "coverage_mid", "coverage_high")):
+    for third, name in enumerate(CONDITIONAL_COVERAGES):
         members = [hit for hit, label in zip(covered, labels, strict=True) if label == third]
         conditional.append(_share(name, sum(members), len(members)) if members else Estimate(name, None, None))
     return (

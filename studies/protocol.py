@@ -117,7 +117,7 @@ SE_TESTS = ("se_ratio_within", "se_below")
 # How a contender's interval kind may be named (any name it serves, "bca" or "hac" alike).
 _KIND_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 # The arguments bootmark passes a contender itself, which [resamplers.options] cannot set.
-_CALL_ARGUMENTS = ("series", "statistic", "alpha", "kind", "n_bootstraps", "seed")
+_CALL_ARGUMENTS = ("series", *plugins.CALL_ARGUMENTS)
 # The statistics the engine's calibrated interval can nest (its named kernels).
 _CALIBRATED_STATISTICS = ("mean", "median", "var", "std", "quantile")
 REGISTERED_PROFILE = "registered"
@@ -783,19 +783,11 @@ def parse(text: str, file_name: str) -> Protocol | MultiplierProtocol:
     if not 0.0 < alpha < 1.0:
         raise ProtocolError(f"{where}: design.alpha must lie in (0, 1), got {alpha}")
     resamplers = tuple(_resampler(item, f"{where} [[resamplers]]") for item in _field(table, "resamplers", list, where))
-    by_name = {spec.name: spec for spec in resamplers}
-    if len(by_name) != len(resamplers):
-        raise ProtocolError(f"{where}: resampler names must be unique")
+    by_name = _by_name(resamplers, where)
     series = _positive(_field(design, "series", int, f"{where} [design]"), "series", where)
     profiles = _profiles(table, where, series, tuple(by_name), ns)
     protocol = Protocol(
-        id=study_id,
-        version=version,
-        registered=str(_field(table, "registered", object, where)),
-        title=_field(table, "title", str, where),
-        claim=_field(table, "claim", str, where),
-        dgp_name=dgp_callable or _field(dgp, "name", str, f"{where} [dgp]"),
-        dgp_parameters=MappingProxyType(dict(_field(dgp, "parameters", dict, f"{where} [dgp]"))),
+        **_identity(table, dgp, design, dgp_callable, text, file_name, study_id, version),
         truth_note=_field(dgp, "truth", str, f"{where} [dgp]"),
         statistic=statistic,
         n=ns,
@@ -803,18 +795,12 @@ def parse(text: str, file_name: str) -> Protocol | MultiplierProtocol:
         n_bootstraps=_positive(_field(design, "n_bootstraps", int, f"{where} [design]"), "n_bootstraps", where),
         alpha=alpha,
         inner_bootstraps=_field(design, "inner_bootstraps", int, where, 199, required=False),
-        root_seed=_field(design, "root_seed", int, f"{where} [design]"),
-        chunk_series=_positive(_field(design, "chunk_series", int, where, 25, required=False), "chunk_series", where),
         resamplers=resamplers,
         criteria=tuple(
             _criterion(item, f"{where} [[criteria]]", by_name, ns, null) for item in table.get("criteria", [])
         ),
         published=tuple(_published(item, f"{where} [[published]]") for item in table.get("published", [])),
         profiles=MappingProxyType(profiles),
-        file_name=file_name,
-        text=text,
-        sha256=hashlib.sha256(text.encode()).hexdigest(),
-        dgp_callable=dgp_callable,
         null=null,
         truth_draws=_truth_draws(dgp, f"{where} [dgp]"),
         true_se=_true_se(dgp, f"{where} [dgp]", dgp_callable),
@@ -857,18 +843,10 @@ def _parse_forecast(table, dgp, design, ns, text, file_name, study_id, version):
         raise ProtocolError(f"{where}: design.alpha must lie in (0, 1), got {alpha}")
     entries = _field(table, "resamplers", list, where)
     resamplers = tuple(_forecast_entry(item, f"{where} [[resamplers]]") for item in entries)
-    by_name = {spec.name: spec for spec in resamplers}
-    if len(by_name) != len(resamplers):
-        raise ProtocolError(f"{where}: resampler names must be unique")
+    by_name = _by_name(resamplers, where)
     series = _positive(_field(design, "series", int, f"{where} [design]"), "series", where)
     protocol = Protocol(
-        id=study_id,
-        version=version,
-        registered=str(_field(table, "registered", object, where)),
-        title=_field(table, "title", str, where),
-        claim=_field(table, "claim", str, where),
-        dgp_name=dgp_callable or _field(dgp, "name", str, f"{where} [dgp]"),
-        dgp_parameters=MappingProxyType(dict(_field(dgp, "parameters", dict, f"{where} [dgp]"))),
+        **_identity(table, dgp, design, dgp_callable, text, file_name, study_id, version),
         truth_note=_field(dgp, "truth", str, f"{where} [dgp]", "the process's own continuation", required=False),
         statistic=None,
         n=ns,
@@ -876,8 +854,6 @@ def _parse_forecast(table, dgp, design, ns, text, file_name, study_id, version):
         n_bootstraps=0,
         alpha=alpha,
         inner_bootstraps=0,
-        root_seed=_field(design, "root_seed", int, f"{where} [design]"),
-        chunk_series=_positive(_field(design, "chunk_series", int, where, 25, required=False), "chunk_series", where),
         resamplers=resamplers,
         criteria=tuple(
             _forecast_criterion(item, f"{where} [[criteria]]", by_name, ns, horizon)
@@ -885,10 +861,6 @@ def _parse_forecast(table, dgp, design, ns, text, file_name, study_id, version):
         ),
         published=(),
         profiles=MappingProxyType(_profiles(table, where, series, tuple(by_name), ns)),
-        file_name=file_name,
-        text=text,
-        sha256=hashlib.sha256(text.encode()).hexdigest(),
-        dgp_callable=dgp_callable,
         target=oracle.FORECAST_TARGET,
         horizon=horizon,
     )
@@ -981,6 +953,39 @@ def _forecast_criterion(table, where, resamplers, ns, horizon):
     if criterion.n is not None and criterion.n not in ns:
         raise ProtocolError(f"{where} ({criterion.id}): n={criterion.n} is not one of the study's n {ns}")
     return criterion
+
+
+def _identity(table, dgp, design, dgp_callable, text, file_name, study_id, version):
+    """The :class:`Protocol` fields every kind of study reads alike: who it is, its file,
+    its process and its seeds."""
+    where = file_name
+    return {
+        "id": study_id,
+        "version": version,
+        "registered": str(_field(table, "registered", object, where)),
+        "title": _field(table, "title", str, where),
+        "claim": _field(table, "claim", str, where),
+        "dgp_name": dgp_callable or _field(dgp, "name", str, f"{where} [dgp]"),
+        "dgp_parameters": MappingProxyType(dict(_field(dgp, "parameters", dict, f"{where} [dgp]"))),
+        "root_seed": _field(design, "root_seed", int, f"{where} [design]"),
+        "chunk_series": _positive(
+            _field(design, "chunk_series", int, where, 25, required=False), "chunk_series", where
+        ),
+        "file_name": file_name,
+        "text": text,
+        "sha256": hashlib.sha256(text.encode()).hexdigest(),
+        "dgp_callable": dgp_callable,
+    }
+
+
+def _by_name(resamplers, where):
+    """{name: spec} of the resamplers; a name used twice is refused, named."""
+    by_name = {}
+    for spec in resamplers:
+        if spec.name in by_name:
+            raise ProtocolError(f"{where}: resampler names must be unique; {spec.name!r} is used twice")
+        by_name[spec.name] = spec
+    return by_name
 
 
 def _dgp_callable(dgp, where):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from bootmark.core import receipts, workspace
 
 from . import protocol as protocols
-from .measures import FORECAST_MEASURES
+from .measures import CONDITIONAL_COVERAGES, FORECAST_MEASURES
 from .summary import POINT_KIND, miss_split, shown_once
 
 if TYPE_CHECKING:
@@ -263,7 +263,7 @@ def render_forecast(body: Mapping[str, Any], receipt_path: str | None, chart_lin
     ]
     for row in results["coverage"]:
         measure = {name: found.get((row["n"], row["resampler"], row["kind"], name)) for name in FORECAST_MEASURES}
-        thirds = " / ".join(_with_error(measure[name], ".3f") for name in FORECAST_MEASURES[-3:])
+        thirds = " / ".join(_with_error(measure[name], ".3f") for name in CONDITIONAL_COVERAGES)
         lines.append(
             f"| {row['n']} | {row['resampler']} | {row['kind'][1:]} | {row['coverage']:.3f} | "
             f"{row['wilson_low']:.3f}-{row['wilson_high']:.3f} | {row['mc_se']:.3f} | "
