@@ -89,6 +89,12 @@ def _write_if_changed(path, page):
             stream.write(page)
 
 
+def _module_section(title, module, members, *text):
+    """A titled section: ``text``, then ``module``'s docstring and the named ``members``
+    (the public entry points are documented once, on the package's page)."""
+    return [title, "-" * len(title), "", *text, "", f".. automodule:: {module}", f"   :members: {members}", ""]
+
+
 def _twin_pages(app, config):
     """Write api/engine.rst and api/reference.rst from the twins' ``__all__``.
 
@@ -113,6 +119,14 @@ def _twin_pages(app, config):
         f"   :exclude-members: {', '.join(shared + constants)}",
         "",
         *_data_entries("bootmark.engine", constants),
+        *_module_section(
+            "Prediction intervals",
+            "bootmark.engine.forecast",
+            "shock_indices, member_rows",
+            "What :func:`bootmark.engine.forecast_interval` guarantees against the reference twin,",
+            "whose :mod:`bootmark.reference.forecast` states every rule of both methods and their",
+            "assumptions; the draws are exposed for inspection.",
+        ),
         "Shared with the reference twin",
         "------------------------------",
         "",
@@ -140,6 +154,13 @@ def _twin_pages(app, config):
         f"   :exclude-members: {', '.join(constants)}",
         "",
         *_data_entries("bootmark.reference", constants),
+        *_module_section(
+            "Prediction intervals: the specification",
+            "bootmark.reference.forecast",
+            "select_model, default_block_length, conformal_rank, shock_indices, member_rows",
+            "Every rule of :func:`bootmark.reference.forecast_interval`'s two methods, their",
+            "assumptions and their draws.",
+        ),
     ]
     _write_if_changed(os.path.join(HERE, "api", "reference.rst"), "\n".join(lines))
 

@@ -11,7 +11,8 @@ installed package (``bootmark/engine/cache.py``; ``NUMBA_CACHE_DIR`` overrides i
 ``numba.get_num_threads()`` threads; results do not depend on the thread count.
 
 The public API is ``__all__``: the entry points :func:`bootstrap`,
-:func:`bootstrap_reduce`, :func:`conf_int` and :func:`optimal_block_length`, the
+:func:`bootstrap_reduce`, :func:`conf_int`, :func:`forecast_interval` (prediction
+intervals) and :func:`optimal_block_length`, the
 method specs, the result classes, the typed errors and warnings, ``STREAM_VERSION`` and
 ``DEFAULT_MEMORY_BUDGET``. The package is typed (``py.typed``).
 
@@ -64,6 +65,7 @@ from bootmark.reference.specs import (
 
 from .api import DEFAULT_MEMORY_BUDGET, BootstrapResult, ReduceResult, bootstrap, bootstrap_reduce, conf_int
 from .blocklength import optimal_block_length
+from .forecast import ForecastInterval, forecast_interval
 from .indices import STREAM_VERSION
 from .panel import Panel, PanelBootstraps, PanelInterval, PanelReduceResult
 
@@ -71,6 +73,7 @@ __all__ = [
     "bootstrap",
     "bootstrap_reduce",
     "conf_int",
+    "forecast_interval",
     "optimal_block_length",
     "IID",
     "MovingBlock",
@@ -86,6 +89,7 @@ __all__ = [
     "BootstrapResult",
     "ReduceResult",
     "ConfidenceInterval",
+    "ForecastInterval",
     "Panel",
     "PanelReduceResult",
     "PanelInterval",

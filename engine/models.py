@@ -607,6 +607,16 @@ def refit_fixed(series, w, order, design_a, mean, scratch, out):
     return FIT_OK
 
 
+@njit(cache=True)
+def refit_recursive(series, order, mean, scratch, out):
+    """The recursive design's refit (item 8) of the replicate just rebuilt in ``scratch``
+    into out[:order + 1]; its status. Order 1 takes the one-pass path on the rebuild's
+    y* (``refit_ar1_centred``), every other order ``refit_series``."""
+    if order == 1:
+        return refit_ar1_centred(scratch[6], mean, scratch, out)
+    return refit_series(series, order, scratch, out)
+
+
 @njit(cache=True, nogil=True)
 def _refits_task(
     begin,
@@ -656,10 +666,8 @@ def _refits_task(
         )
         if fixed:
             status[r] = refit_fixed(series, w, order, design_a, mean, scratch, out[r])
-        elif order == 1:
-            status[r] = refit_ar1_centred(scratch[6], mean, scratch, out[r])
         else:
-            status[r] = refit_series(series, order, scratch, out[r])
+            status[r] = refit_recursive(series, order, mean, scratch, out[r])
 
 
 # ---------------------------------------------------------------------------------------

@@ -5,7 +5,8 @@ interval means; the Numba engine must reproduce its index rows bit for bit and i
 statistics within stated bounds.
 
 The public API is ``__all__``: the entry points :func:`bootstrap`,
-:func:`bootstrap_reduce`, :func:`conf_int` and :func:`optimal_block_length`, the
+:func:`bootstrap_reduce`, :func:`conf_int`, :func:`forecast_interval` (prediction
+intervals) and :func:`optimal_block_length`, the
 method specs, the result classes, the typed errors and warnings and
 ``STREAM_VERSION``; the engine (:mod:`bootmark.engine`) takes and raises the same. The
 package is typed (``py.typed``) and its annotations need nothing outside the standard
@@ -39,6 +40,7 @@ from .errors import (
     ParameterTypeError,
     SkippedReplicatesWarning,
 )
+from .forecast import ForecastInterval, forecast_interval
 from .indices import STREAM_VERSION
 from .models import ModelFit
 from .panel import Panel, PanelResults
@@ -60,6 +62,8 @@ __all__ = [
     "bootstrap",
     "bootstrap_reduce",
     "conf_int",
+    "forecast_interval",
+    "ForecastInterval",
     "Panel",
     "PanelResults",
     "optimal_block_length",

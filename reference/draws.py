@@ -39,6 +39,8 @@ class Purpose(IntEnum):
     FIXED_RESIDUAL_INDEX = 6
     FIXED_WILD_MULTIPLIER = 7
     FIXED_BLOCK_WILD_OFFSET = 8
+    FORECAST_SHOCK = 9  # forecast.py, method="bootstrap": which residual each future step's shock is
+    CONFORMAL_BLOCK_START = 10  # forecast.py, method="conformal": an ensemble member's block starts
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,7 @@ class ErrorCode(str, Enum):
     MEMORY_BUDGET = "BM308"  # a materialized tensor would exceed the byte budget (engine)
     DTYPE = "BM309"  # dtype of returned paths is not float64 or float32 (engine)
     SERIES_ID = "BM310"  # series_id not an integer in [0, 2**32)
+    HORIZON = "BM311"  # forecast horizon not an int >= 1
     PANEL = "BM110"  # a malformed panel: no series, bad offsets, duplicate or bad ids, seeds per series
     BLOCK_LENGTH_ESTIMATE = "BM401"  # optimal block length undefined for this data
 

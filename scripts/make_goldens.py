@@ -9,7 +9,10 @@
   and again shifting no existing stream: a third file, so the second is never rewritten;
 * tests/goldens/panel_v<STREAM_VERSION>.json: the first draws of a panel's series 1, 2
   and 2**32 - 1 (the counter's series word; series 0 is the stream file above), added
-  under version 2 without changing any stream: a fourth file.
+  under version 2 without changing any stream: a fourth file;
+* tests/goldens/forecast_v<STREAM_VERSION>.json: the first draws of the prediction
+  intervals (purposes FORECAST_SHOCK and CONFORMAL_BLOCK_START, added under version 2
+  without changing any stream) and both methods' intervals on the model series: a fifth.
 
 Run it when STREAM_VERSION was bumped, or when a file for the current version is
 missing: an existing golden file is never overwritten, because it is the record of what
@@ -29,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 from bootmark import reference
 from bootmark.reference.data import as_series
 from bootmark.reference.draws import Purpose, WordStream
+from bootmark.reference.forecast import forecast_interval, member_rows, shock_indices
 from bootmark.reference.indices import STREAM_VERSION, index_rows
 from bootmark.reference.keys import replicate_key, root_key, stream_key
 from bootmark.reference.models import (
@@ -169,6 +173,54 @@ def panel_golden():
     return record
 
 
+FORECAST_PURPOSES = (Purpose.FORECAST_SHOCK, Purpose.CONFORMAL_BLOCK_START)
+FORECAST_HORIZON = 4
+FORECAST_RUNS = {  # name -> (method, replicates or members); small, so the file stays short
+    "bootstrap": ("bootstrap", 40),
+    "conformal": ("conformal", 40),
+}
+
+
+def forecast_golden():
+    """The golden record of the prediction intervals' draws: words of their two
+    purposes, shock indices (M = 23 residuals, H = 4) and member rows (R = 23 rows,
+    L = 3) of replicates 0-2, and both methods' intervals on ``MODEL_DATA`` (fsum and
+    IEEE arithmetic only, so portable bit for bit)."""
+    record = {"stream_version": STREAM_VERSION, "x": MODEL_DATA, "horizon": FORECAST_HORIZON, "seeds": {}}
+    for seed in SEEDS:
+        root = root_key(seed)
+        keys = [stream_key(root, b) for b in range(ROWS)]
+        record["seeds"][str(seed)] = {
+            "words": {purpose.name: [hex(w) for w in _words(keys[0], purpose, 8)] for purpose in FORECAST_PURPOSES},
+            "shock_indices": [shock_indices(23, FORECAST_HORIZON, key) for key in keys],
+            "member_rows": [member_rows(23, 3, key) for key in keys],
+            "intervals": {
+                name: {
+                    "n_bootstraps": count,
+                    **dict(
+                        zip(
+                            ("lower", "upper", "point"),
+                            (
+                                list(bounds)
+                                for bounds in forecast_interval(
+                                    MODEL_DATA,
+                                    FORECAST_HORIZON,
+                                    method=method,
+                                    n_bootstraps=count,
+                                    seed=seed,
+                                    max_order=3,
+                                )
+                            ),
+                            strict=True,
+                        )
+                    ),
+                }
+                for name, (method, count) in FORECAST_RUNS.items()
+            },
+        }
+    return record
+
+
 def _words(key, purpose, count):
     stream = WordStream(key, purpose)
     return [stream.word() for _ in range(count)]
@@ -190,6 +242,10 @@ def panel_golden_path():
     return ROOT / "tests" / "goldens" / f"panel_v{STREAM_VERSION}.json"
 
 
+def forecast_golden_path():
+    return ROOT / "tests" / "goldens" / f"forecast_v{STREAM_VERSION}.json"
+
+
 def _write(path, record):
     temporary = path.with_suffix(".tmp")
     temporary.write_text(json.dumps(record, indent=1) + "\n")
@@ -203,6 +259,7 @@ def main():
         (model_golden_path(), model_golden),
         (fixed_model_golden_path(), fixed_model_golden),
         (panel_golden_path(), panel_golden),
+        (forecast_golden_path(), forecast_golden),
     ]
     missing = [(path, build) for path, build in files if not path.exists()]
     if not missing:

@@ -567,6 +567,8 @@ def test_model_streams_are_new_purposes():
         "FIXED_RESIDUAL_INDEX": 6,
         "FIXED_WILD_MULTIPLIER": 7,
         "FIXED_BLOCK_WILD_OFFSET": 8,
+        "FORECAST_SHOCK": 9,
+        "CONFORMAL_BLOCK_START": 10,
     }
     assert reference.STREAM_VERSION == 2
 
