@@ -78,7 +78,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bootmark.core.extras import PEER_PINS, install_hint
+from bootmark.core.extras import IMPORT_NAMES, PEER_PINS, install_hint
 from bootmark.core.provenance import package_version
 from bootmark.reference.errors import (
     DataTypeError,
@@ -130,9 +130,13 @@ ARCH_METHODS = MappingProxyType(
 #: Kinds tsbootstrap's compiled backend serves for a built-in statistic.
 TSBOOTSTRAP_KINDS = ("percentile", "basic")
 
-# The install command of each peer: its extra, and the version receipts are comparable at.
+# The install command of each peer, by import name: its extra, and the version receipts
+# are comparable at.
 _INSTALL_HINT = MappingProxyType(
-    {package: f"{install_hint(package)} ({package}=={pin})" for package, pin in PEER_PINS.items()}
+    {
+        IMPORT_NAMES.get(package, package): f"{install_hint(IMPORT_NAMES.get(package, package))} ({package}=={pin})"
+        for package, pin in PEER_PINS.items()
+    }
 )
 
 

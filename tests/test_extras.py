@@ -34,7 +34,9 @@ def test_every_extra_named_to_users_is_declared_with_its_packages_and_all_holds_
     declared = DECLARED["optional-dependencies"]
     for extra, (_, packages) in extras.EXTRAS.items():
         names = set(_names(declared[extra]))
-        provided = {"dask" if package == "distributed" else package for package in packages}  # dask[distributed]
+        distributions = {name: distribution for distribution, name in extras.IMPORT_NAMES.items()}
+        distributions["distributed"] = "dask"  # dask[distributed]
+        provided = {distributions.get(package, package) for package in packages}
         assert provided <= names, (extra, provided, names)
     assert set(extras.EXTRAS) == set(declared) - {"dev", "all"}
     assert declared["all"] == [f"bootmark[{','.join(sorted(extras.EXTRAS, key=list(declared).index))}]"]

@@ -20,17 +20,29 @@ from __future__ import annotations
 
 import importlib.util
 
-__all__ = ["EXTRAS", "PEER_PINS", "MissingExtraError", "extra_for", "install_hint", "missing_message", "require"]
+__all__ = [
+    "EXTRAS",
+    "IMPORT_NAMES",
+    "PEER_PINS",
+    "MissingExtraError",
+    "extra_for",
+    "install_hint",
+    "missing_message",
+    "require",
+]
 
 #: The peers' exact versions, as the ``peers`` extra pins them (pyproject.toml).
-PEER_PINS = {"arch": "8.0.0", "tsbootstrap": "0.7.3", "statsmodels": "0.15.0"}
+PEER_PINS = {"arch": "8.0.0", "tsbootstrap": "0.7.3", "statsmodels": "0.15.0", "scikit-learn": "1.9.1"}
+
+#: A pinned distribution whose import name differs from its name.
+IMPORT_NAMES = {"scikit-learn": "sklearn"}
 
 #: extra -> (what it adds, the import names it provides).
 EXTRAS = {
     "peers": (
-        "arch, tsbootstrap and statsmodels, the peers of `bootmark bench`, `bootmark memory` and the studies' "
-        "peer resamplers and forecasters",
-        ("arch", "tsbootstrap", "statsmodels"),
+        "arch, tsbootstrap, statsmodels and scikit-learn, the peers of `bootmark bench`, `bootmark memory` and "
+        "the studies' peer resamplers and forecasters (scikit-learn: the regressor of tsbootstrap's EnbPI)",
+        ("arch", "tsbootstrap", "statsmodels", "sklearn"),
     ),
     "site": (
         "matplotlib and ruptures, for `bootmark site` and the charts of `bootmark study render`",
