@@ -28,7 +28,6 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from bootmark.reference.errors import ErrorCode, InvalidDataError
 from bootmark.reference.forecast import (
     FORECAST_BOUND,
     check_forecast_arguments,
@@ -287,15 +286,7 @@ def _conformal(model, x, horizon, alpha, n_bootstraps, seed, series_id, block_le
         for m in np.flatnonzero(~singular).tolist():
             centre = centre + float(_dot(fits[m], w, order, n - 1))
         forecast = mean + centre / int((~singular).sum())
-        rank = conformal_rank(count, alpha)
-        if rank > count:
-            raise InvalidDataError(
-                ErrorCode.DATA_TOO_SHORT,
-                "x",
-                f"n = {n} leaves {count} out-of-bag residuals at step {step}, fewer than the "
-                f"{rank} a conformal interval at alpha = {alpha} needs",
-                "pass a longer series, more n_bootstraps (members), or a larger alpha",
-            )
+        rank = conformal_rank(count, alpha, n, step)
         width = float(np.partition(residuals[:count], rank - 1)[rank - 1])
         lower[step - 1], upper[step - 1], point[step - 1] = forecast - width, forecast + width, forecast
         counts.append(count)

@@ -367,7 +367,7 @@ def _conformal(model, x, horizon, alpha, n_bootstraps, seed, series_id, block_le
         for b in members:
             centre = centre + _dot(fits[b], latest)
         forecast = mean + centre / len(members)
-        width = _conformal_width(residuals, alpha, n, step)
+        width = sorted(residuals)[conformal_rank(len(residuals), alpha, n, step) - 1]
         lower.append(forecast - width)
         upper.append(forecast + width)
         point.append(forecast)
@@ -375,22 +375,19 @@ def _conformal(model, x, horizon, alpha, n_bootstraps, seed, series_id, block_le
     return tuple(lower), tuple(upper), tuple(point), {"block_length": length, "residual_counts": tuple(counts)}
 
 
-def conformal_rank(count, alpha):
-    """k = ceil((1 - alpha) (K + 1)): the rank of the half-width among K residuals."""
-    return math.ceil((1.0 - alpha) * (count + 1))
-
-
-def _conformal_width(residuals, alpha, n, step):
-    rank = conformal_rank(len(residuals), alpha)
-    if rank > len(residuals):
+def conformal_rank(count, alpha, n, step):
+    """k = ceil((1 - alpha) (K + 1)), the rank of step ``step``'s half-width among its
+    K = ``count`` residuals; InvalidDataError DATA_TOO_SHORT (naming x) when k > K."""
+    rank = math.ceil((1.0 - alpha) * (count + 1))
+    if rank > count:
         raise InvalidDataError(
             ErrorCode.DATA_TOO_SHORT,
             "x",
-            f"n = {n} leaves {len(residuals)} out-of-bag residuals at step {step}, fewer than the "
+            f"n = {n} leaves {count} out-of-bag residuals at step {step}, fewer than the "
             f"{rank} a conformal interval at alpha = {alpha} needs",
             "pass a longer series, more n_bootstraps (members), or a larger alpha",
         )
-    return sorted(residuals)[rank - 1]
+    return rank
 
 
 def forecast_interval(

@@ -1062,8 +1062,42 @@ def _panel_cases():
     ]
 
 
+def _forecast_cases():
+    return [
+        pytest.param(
+            lambda t: t.forecast_interval(X, 0, n_bootstraps=B, seed=1),
+            InvalidParameterError,
+            ErrorCode.HORIZON,
+            "horizon",
+            id="forecast-horizon-zero",
+        ),
+        pytest.param(
+            lambda t: t.forecast_interval(X, 2.5, n_bootstraps=B, seed=1),
+            ParameterTypeError,
+            ErrorCode.HORIZON,
+            "horizon",
+            id="forecast-horizon-a-float",
+        ),
+        pytest.param(
+            lambda t: t.forecast_interval(X, 2, method="quantile", n_bootstraps=B, seed=1),
+            InvalidParameterError,
+            ErrorCode.METHOD,
+            "method",
+            id="forecast-unknown-method",
+        ),
+        pytest.param(
+            lambda t: t.forecast_interval(X, 2, block_length=3, n_bootstraps=B, seed=1),
+            InvalidParameterError,
+            ErrorCode.BLOCK_LENGTH,
+            "block_length",
+            id="forecast-block-length-for-the-bootstrap",
+        ),
+    ]
+
+
 BAD_INPUT_CASES = (
-    _panel_cases()
+    _forecast_cases()
+    + _panel_cases()
     + _data_cases()
     + _block_length_cases()
     + _method_cases()
