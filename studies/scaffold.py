@@ -185,6 +185,10 @@ callable = "contenders.{module}:interval"
 [resamplers.options]             # passed to your function as keyword arguments
 mean = "estimated"
 
+[[resamplers]]
+name = "bootmark bootstrap"      # bootmark's own interval beside yours (an installed entry point);
+contender = "bootmark.forecast_interval"   # options: method = "conformal" for its EnbPI
+
 [[criteria]]
 id = "mine-covers"
 test = "within"                  # within k MC SE of target; also at_least, at_most
