@@ -33,10 +33,11 @@ from bootmark.reference.forecast import (
     check_forecast_arguments,
     conformal_rank,
     default_block_length,
+    no_paths_error,
     select_model,
 )
 from bootmark.reference.forecast import ForecastInterval as ReferenceForecastInterval
-from bootmark.reference.models import FIT_SINGULAR, fit_error
+from bootmark.reference.models import FIT_OK, FIT_SINGULAR, fit_error
 
 from .data import as_array
 from .draws import CONFORMAL_BLOCK_START, FORECAST_SHOCK, bounded
@@ -168,9 +169,9 @@ def _bootstrap(model, x, horizon, alpha, n_bootstraps, seed, series_id):
         paths,
         status,
     )
-    kept = status != FIT_SINGULAR
+    kept = status == FIT_OK
     if not kept.any():
-        raise fit_error(FIT_SINGULAR, order)
+        raise no_paths_error(n_bootstraps, order)
     point = np.empty(horizon)
     forward(
         model.fit.intercept,

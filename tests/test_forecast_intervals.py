@@ -288,3 +288,17 @@ def test_seed_none_is_recorded_and_replays():
     again = engine.forecast_interval(SERIES["ar1"], 2, n_bootstraps=30, seed=first.seed)
     assert np.array_equal(first.lower, again.lower)
     assert first.stream_version == engine.STREAM_VERSION
+
+
+@pytest.mark.parametrize("twin", [engine, reference], ids=["engine", "reference"])
+def test_explosive_refits_are_dropped_and_long_horizons_stay_finite(twin):
+    x = ar_series([0.95], 20, 4)  # short and near the unit circle: many refits are explosive
+    result = twin.forecast_interval(x.tolist(), 400, n_bootstraps=200, seed=3)
+    assert len(result.skipped) > 0
+    with pytest.warns(reference.SkippedReplicatesWarning):  # SieveAR says so; a forecast records it only
+        fast = engine.bootstrap_reduce(x, engine.SieveAR(explosive="skip"), "ar_coef", n_bootstraps=200, seed=3)
+    if result.fit.order == fast.fit.order:  # the same refits, so the same dropped replicates
+        assert tuple(result.skipped) == tuple(fast.skipped)
+    assert np.all(np.isfinite(result.lower)) and np.all(np.isfinite(result.upper))
+    spread = float(np.max(x) - np.min(x))
+    assert float(np.max(np.array(result.upper) - np.array(result.lower))) < 20 * spread

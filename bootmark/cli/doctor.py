@@ -7,6 +7,7 @@ one studies pin, the workspace in use with its folders, the peers, and what each
 would add. It reads and prints; it writes nothing.
 """
 
+import importlib.util
 import os
 import platform
 import sys
@@ -24,7 +25,9 @@ __all__ = ["report"]
 
 
 def _installed(names):
-    return all(provenance.package_version(name) for name in names)
+    """Whether every import name in ``names`` is importable (an extra's names are import
+    names: scikit-learn's is sklearn, which no distribution is called)."""
+    return all(importlib.util.find_spec(name) is not None for name in names)
 
 
 def _source_line():
