@@ -34,6 +34,7 @@ from bootmark.reference.forecast import (
     conformal_rank,
     default_block_length,
     no_paths_error,
+    panel_error,
     select_model,
 )
 from bootmark.reference.forecast import ForecastInterval as ReferenceForecastInterval
@@ -43,6 +44,7 @@ from .data import as_array
 from .draws import CONFORMAL_BLOCK_START, FORECAST_SHOCK, bounded
 from .keys import stream_key, stream_root
 from .models import ARITHMETIC, ModelPlan, refit_recursive, replicate_series, solve_leading
+from .panel import Panel
 from .parallel import run_replicates
 from .reduce import accurate_sum
 
@@ -52,15 +54,42 @@ __all__ = ["FORECAST_BOUND", "ForecastInterval", "forecast_interval", "shock_ind
 @dataclass(frozen=True)
 class ForecastInterval(ReferenceForecastInterval):
     """The reference twin's :class:`bootmark.reference.ForecastInterval`, with ``lower``,
-    ``upper`` and ``point`` as float64 arrays, and :meth:`to_frame`."""
+    ``upper`` and ``point`` as float64 arrays, and :meth:`to_frame`.
+
+    ``times`` holds the H future time stamps (pandas Timestamps or Periods) when ``x``
+    was a pandas Series on a regular DatetimeIndex or PeriodIndex, else None.
+    """
+
+    times: tuple = None
 
     def to_frame(self):
         """A pandas DataFrame indexed by step (``horizon`` = 1 .. H) with the columns
-        ``lower``, ``upper`` and ``point`` (data units)."""
-        import pandas as pd
+        ``lower``, ``upper`` and ``point`` (data units), and ``time`` first when
+        :attr:`times` is known."""
+        import pandas as pd  # late: pandas is needed only for a frame
 
         index = pd.RangeIndex(1, self.horizon + 1, name="horizon")
-        return pd.DataFrame({"lower": self.lower, "upper": self.upper, "point": self.point}, index=index)
+        columns = {"lower": self.lower, "upper": self.upper, "point": self.point}
+        if self.times is not None:
+            columns = {"time": list(self.times), **columns}
+        return pd.DataFrame(columns, index=index)
+
+
+def future_times(x, horizon):
+    """The next ``horizon`` time stamps of a pandas Series on a DatetimeIndex with a
+    frequency (set or inferable) or a PeriodIndex; None for anything else."""
+    index = getattr(x, "index", None)
+    if index is None or not hasattr(index, "freq") or len(index) < 3:
+        return None
+    import pandas as pd  # late: x is a pandas object, so pandas is already loaded
+
+    if isinstance(index, pd.PeriodIndex):
+        return tuple(pd.period_range(index[-1] + 1, periods=horizon, freq=index.freq))
+    if isinstance(index, pd.DatetimeIndex):
+        frequency = index.freq or pd.DatetimeIndex(index, freq="infer").freq  # None if irregular
+        if frequency is not None:
+            return tuple(pd.date_range(index[-1], periods=horizon + 1, freq=frequency)[1:])
+    return None
 
 
 @njit(cache=True, inline="always")
@@ -287,7 +316,7 @@ def _conformal(model, x, horizon, alpha, n_bootstraps, seed, series_id, block_le
         for m in np.flatnonzero(~singular).tolist():
             centre = centre + float(_dot(fits[m], w, order, n - 1))
         forecast = mean + centre / int((~singular).sum())
-        rank = conformal_rank(count, alpha, n, step)
+        rank = conformal_rank(count, alpha, n, order, step)
         width = float(np.partition(residuals[:count], rank - 1)[rank - 1])
         lower[step - 1], upper[step - 1], point[step - 1] = forecast - width, forecast + width, forecast
         counts.append(count)
@@ -329,7 +358,10 @@ def forecast_interval(
     Parameters
     ----------
     x : array_like or pandas.Series
-        The observed series, oldest first: n finite values, n > 2 max_order.
+        One observed series, oldest first: n finite values, n > 2 max_order. A Series
+        on a regular DatetimeIndex or PeriodIndex gives the future time stamps
+        (``times``, and a ``time`` column in ``to_frame()``); a Panel is refused
+        (forecast each of its series).
     horizon : int
         H >= 1, the steps ahead.
     method : {"bootstrap", "conformal"}, default "bootstrap"
@@ -380,6 +412,8 @@ def forecast_interval(
     horizon, alpha, n_bootstraps, seed, series_id, sieve, block_length = check_forecast_arguments(
         horizon, method, alpha, n_bootstraps, seed, series_id, criterion, max_order, block_length
     )
+    if isinstance(x, Panel):
+        raise panel_error(x)
     series = as_array(x)
     model, refused = select_model(sieve, series, ARITHMETIC)
     values = np.ascontiguousarray(series.values[:, 0])
@@ -402,6 +436,7 @@ def forecast_interval(
         model.fit,
         **extra,
         refused_orders=refused,
+        times=future_times(x, horizon),
     )
 
 

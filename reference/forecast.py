@@ -98,7 +98,7 @@ from dataclasses import dataclass, field, replace
 
 from .data import as_series
 from .draws import Purpose, WordStream
-from .errors import ErrorCode, InvalidDataError, InvalidParameterError, ParameterTypeError
+from .errors import DataTypeError, ErrorCode, InvalidDataError, InvalidParameterError, ParameterTypeError
 from .indices import STREAM_VERSION
 from .keys import root_key, stream_key
 from .models import (
@@ -117,6 +117,7 @@ from .models import (
     sieve_criteria,
     solve,
 )
+from .panel import Panel
 from .reduce import quantile_sorted
 from .specs import AR, ResidualBootstrap, SieveAR
 from .validation import as_positive_int, check_alpha, check_n_bootstraps, check_seed, check_series_id
@@ -225,10 +226,20 @@ def check_forecast_arguments(horizon, method, alpha, n_bootstraps, seed, series_
             block_length,
             "block_length",
             ErrorCode.BLOCK_LENGTH,
-            "pass a positive int, or None for the smallest L with L**3 >= n",
+            "pass a positive int, or leave block_length unset (None) for the smallest L with L**3 >= n",
             integral_floats=False,
         )
     return horizon, alpha, n_bootstraps, seed, series_id, sieve, block_length
+
+
+def panel_error(panel):
+    """The error for a Panel passed as ``x``: a forecast is of one series."""
+    return DataTypeError(
+        ErrorCode.DATA_TYPE,
+        "x",
+        f"forecast_interval forecasts one series, got a Panel of {len(panel.ids)} series",
+        "call it once per series, e.g. {name: forecast_interval(panel.series(name), horizon) for name in panel.ids}",
+    )
 
 
 def no_paths_error(count, order):
@@ -381,7 +392,7 @@ def _conformal(model, x, horizon, alpha, n_bootstraps, seed, series_id, block_le
         for b in members:
             centre = centre + _dot(fits[b], latest)
         forecast = mean + centre / len(members)
-        width = sorted(residuals)[conformal_rank(len(residuals), alpha, n, step) - 1]
+        width = sorted(residuals)[conformal_rank(len(residuals), alpha, n, order, step) - 1]
         lower.append(forecast - width)
         upper.append(forecast + width)
         point.append(forecast)
@@ -389,17 +400,25 @@ def _conformal(model, x, horizon, alpha, n_bootstraps, seed, series_id, block_le
     return tuple(lower), tuple(upper), tuple(point), {"block_length": length, "residual_counts": tuple(counts)}
 
 
-def conformal_rank(count, alpha, n, step):
+def conformal_rank(count, alpha, n, order, step):
     """k = ceil((1 - alpha) (K + 1)), the rank of step ``step``'s half-width among its
-    K = ``count`` residuals; InvalidDataError DATA_TOO_SHORT (naming x) when k > K."""
+    K = ``count`` residuals; InvalidDataError DATA_TOO_SHORT (naming x, and the shortest
+    n that would do) when k > K."""
     rank = math.ceil((1.0 - alpha) * (count + 1))
     if rank > count:
+        needed = math.ceil((1.0 - alpha) / alpha)  # the least K with ceil((1 - alpha)(K + 1)) <= K
+        while math.ceil((1.0 - alpha) * (needed + 1)) > needed:
+            needed += 1
+        usable = n - order - step + 1
+        fix = f"pass at least {needed + order + step - 1} values (here order p = {order}), or a larger alpha"
+        if count < usable:
+            fix += f"; {usable - count} rows were drawn by every member, so more n_bootstraps would help too"
         raise InvalidDataError(
             ErrorCode.DATA_TOO_SHORT,
             "x",
-            f"n = {n} leaves {count} out-of-bag residuals at step {step}, fewer than the "
-            f"{rank} a conformal interval at alpha = {alpha} needs",
-            "pass a longer series, more n_bootstraps (members), or a larger alpha",
+            f"n = {n} leaves {count} out-of-bag residuals at step {step}, fewer than the {needed} a "
+            f"conformal interval at alpha = {alpha} needs",
+            fix,
         )
     return rank
 
@@ -425,7 +444,8 @@ def forecast_interval(
     Parameters
     ----------
     x : sequence of float
-        The observed series, oldest first (n values, n > 2 max_order).
+        One observed series, oldest first (n values, n > 2 max_order); a Panel is
+        refused (forecast each of its series).
     horizon : int
         H >= 1, the steps ahead.
     method : {"bootstrap", "conformal"}, default "bootstrap"
@@ -453,6 +473,8 @@ def forecast_interval(
     horizon, alpha, n_bootstraps, seed, series_id, sieve, block_length = check_forecast_arguments(
         horizon, method, alpha, n_bootstraps, seed, series_id, criterion, max_order, block_length
     )
+    if isinstance(x, Panel):
+        raise panel_error(x)
     series = as_series(x)
     model, refused = select_model(sieve, series, ARITHMETIC)
     values = list(series.columns[0])

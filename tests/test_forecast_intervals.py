@@ -276,7 +276,7 @@ def test_pandas_in_and_a_frame_out():
     lower, upper, point = result
     assert lower.dtype == np.float64 and lower.shape == (4,)
     frame = result.to_frame()
-    assert list(frame.columns) == ["lower", "upper", "point"]
+    assert list(frame.columns) == ["time", "lower", "upper", "point"]
     assert frame.index.name == "horizon" and frame.index.tolist() == [1, 2, 3, 4]
     assert np.array_equal(frame["upper"].to_numpy(), upper)
     same = engine.forecast_interval(SERIES["ar1"], 4, n_bootstraps=50, seed=2)
@@ -302,3 +302,43 @@ def test_explosive_refits_are_dropped_and_long_horizons_stay_finite(twin):
     assert np.all(np.isfinite(result.lower)) and np.all(np.isfinite(result.upper))
     spread = float(np.max(x) - np.min(x))
     assert float(np.max(np.array(result.upper) - np.array(result.lower))) < 20 * spread
+
+
+@pytest.mark.parametrize("twin", [engine, reference], ids=["engine", "reference"])
+def test_a_panel_is_refused_with_the_per_series_call(twin):
+    panel = twin.Panel.from_series({"a": SERIES["ar1"].tolist(), "b": SERIES["noise"].tolist()})
+    with pytest.raises(reference.DataTypeError) as info:
+        twin.forecast_interval(panel, 2, n_bootstraps=10, seed=1)
+    assert info.value.argument == "x" and info.value.code is reference.ErrorCode.DATA_TYPE
+    assert "panel.series(name)" in info.value.fix
+
+
+@pytest.mark.parametrize("twin", [engine, reference], ids=["engine", "reference"])
+def test_too_short_for_conformal_names_the_shortest_n_that_works(twin):
+    # At alpha = 0.01 the least K with ceil(0.99 (K + 1)) <= K is 99; order 0 and step 1
+    # make every one of n rows a residual once members are many enough.
+    x = np.random.default_rng(5).standard_normal(99).tolist()
+    arguments = dict(method="conformal", alpha=0.01, seed=1, max_order=0)
+    with pytest.raises(reference.InvalidDataError) as info:
+        twin.forecast_interval(x[:98], 1, **arguments)
+    assert info.value.code is reference.ErrorCode.DATA_TOO_SHORT
+    assert "pass at least 99 values" in info.value.fix and "n_bootstraps" not in info.value.fix
+    assert twin.forecast_interval(x, 1, **arguments).residual_counts == (99,)
+    with pytest.raises(reference.InvalidDataError) as info:
+        twin.forecast_interval(x[:60], 1, n_bootstraps=3, **{k: v for k, v in arguments.items()})
+    assert "more n_bootstraps would help" in info.value.fix
+
+
+def test_a_regular_time_index_gives_the_future_times():
+    daily = pd.Series(SERIES["ar1"], index=pd.date_range("2026-01-01", periods=80, freq="D"))
+    frame = engine.forecast_interval(daily, 3, n_bootstraps=20, seed=1).to_frame()
+    assert list(frame.columns) == ["time", "lower", "upper", "point"]
+    assert frame["time"].tolist() == list(pd.date_range("2026-03-22", periods=3, freq="D"))
+    unset = pd.Series(SERIES["ar1"], index=pd.DatetimeIndex(list(daily.index)))  # freq inferred
+    assert engine.forecast_interval(unset, 3, n_bootstraps=20, seed=1).times == tuple(frame["time"])
+    monthly = pd.Series(SERIES["ar1"], index=pd.period_range("2020-01", periods=80, freq="M"))
+    assert engine.forecast_interval(monthly, 2, n_bootstraps=20, seed=1).times == (
+        pd.Period("2026-09", "M"),
+        pd.Period("2026-10", "M"),
+    )
+    assert engine.forecast_interval(SERIES["ar1"], 2, n_bootstraps=20, seed=1).times is None
