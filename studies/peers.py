@@ -545,19 +545,21 @@ PEER_RESAMPLERS = _registry()
 
 
 def peer_versions() -> dict[str, str | None]:
-    """{"arch": installed version or None, "tsbootstrap": installed version or None}.
+    """The installed version (or None) of every package the ``peers`` extra pins.
 
     Returns
     -------
     dict of str to str or None
-        The installed version of each peer package, None when it is not installed.
+        Distribution name -> installed version, None when it is not installed; the
+        keys are :data:`bootmark.core.extras.PEER_PINS`'s (receipts made before
+        statsmodels and scikit-learn joined the extra list arch and tsbootstrap only).
 
     Examples
     --------
     >>> sorted(peer_versions())
-    ['arch', 'tsbootstrap']
+    ['arch', 'scikit-learn', 'statsmodels', 'tsbootstrap']
     """
-    return {package: package_version(package) for package in ("arch", "tsbootstrap")}
+    return {package: package_version(package) for package in PEER_PINS}
 
 
 # ------------------------------------------------------------------- contender adapters

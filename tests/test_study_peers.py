@@ -119,9 +119,10 @@ def test_registry_is_read_only_and_lists_every_peer():
 def test_peer_versions_reports_installed_versions(monkeypatch):
     versions = peer_versions()
     assert versions["arch"] == "8.0.0"
-    assert set(versions) == {"arch", "tsbootstrap"}
+    assert set(versions) == {"arch", "tsbootstrap", "statsmodels", "scikit-learn"}
+    assert versions["scikit-learn"] == "1.9.1" and versions["statsmodels"] == "0.15.0"
     monkeypatch.setattr(peers, "package_version", lambda name: None if name == "tsbootstrap" else "8.0.0")
-    assert peer_versions() == {"arch": "8.0.0", "tsbootstrap": None}
+    assert peer_versions() == {"arch": "8.0.0", "tsbootstrap": None, "statsmodels": "8.0.0", "scikit-learn": "8.0.0"}
 
 
 # ---------------------------------------------------------------------- determinism
