@@ -210,8 +210,13 @@ def bounded_run(out, count, bound, scale, words, next_block, k0, k1, purpose):
 def iid_row(n, bound, k0, k1, row, starts_buffer, state, purpose):
     """n bounded(bound) draws of the ``purpose`` stream into ``row`` (int32), from a
     cursor at block 0 and a buffer of at least n words (:func:`bounded_run`)."""
-    refill(starts_buffer, state, k0, k1, purpose)
-    bounded_run(row, n, bound, 1, starts_buffer, state[1], k0, k1, purpose)
+    # Only the row's own words, rounded up to a Philox block: the buffer's spare words
+    # (for rejections, rare below n = 2**16) cost more in the vectorised refill's scalar
+    # tail than the rare rejection's block-at-a-time draws do (measured at n = 200: 212
+    # words, 1.17-1.32 ns a draw; 200 words, 0.99-1.15).
+    words = starts_buffer[: 4 * ((n + 3) // 4)]
+    refill(words, state, k0, k1, purpose)
+    bounded_run(row, n, bound, 1, words, state[1], k0, k1, purpose)
 
 
 @njit(cache=True, inline="always")
@@ -403,7 +408,7 @@ def row_blocks(
     return _fixed_blocks(n, block_length, start_count, start_scale, k0, k1, starts_buffer, states[0], starts, lengths)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def fill_row(layout, n, block_length, start_count, start_scale, wrap, table, k0, k1, row, scratch):
     """Write replicate (k0, k1)'s n positions into ``row`` (int32), using the work space
     of :func:`new_scratch`."""

@@ -91,15 +91,47 @@ def _two_sum(total, compensation, value):
 
 
 @njit(cache=True, inline="always")
-def _block_of_16(values, row, first, lanes):
+def _at(values, row, position):
+    # values[position] (row is None) or values[row[position]]. The row's int32 index is
+    # read as unsigned: a signed one makes Numba add a negative-index (wraparound) test
+    # to every load, which alone made the gathered sums half as fast (measured: 0.35
+    # against 0.6-0.9 ns a value at n = 200).
+    return values[position] if row is None else values[np.uint64(np.uint32(row[position]))]
+
+
+@njit(cache=True, inline="always")
+def _block_of_16(values, row, first):
     # values[first:first + 16] (row is None) or values[row[first:first + 16]], summed by a
-    # fixed pairwise tree: the one summation order of every engine mean.
-    for j in range(16):
-        lanes[j] = values[first + j] if row is None else values[row[first + j]]
-    lane0 = (lanes[0] + lanes[4]) + (lanes[8] + lanes[12])
-    lane1 = (lanes[1] + lanes[5]) + (lanes[9] + lanes[13])
-    lane2 = (lanes[2] + lanes[6]) + (lanes[10] + lanes[14])
-    lane3 = (lanes[3] + lanes[7]) + (lanes[11] + lanes[15])
+    # fixed pairwise tree: the one summation order of every engine mean. Sixteen scalar
+    # loads in registers: LLVM's vector gathers were slower here than scalar loads.
+    v0, v1, v2, v3 = (
+        _at(values, row, first),
+        _at(values, row, first + 1),
+        _at(values, row, first + 2),
+        _at(values, row, first + 3),
+    )
+    v4, v5, v6, v7 = (
+        _at(values, row, first + 4),
+        _at(values, row, first + 5),
+        _at(values, row, first + 6),
+        _at(values, row, first + 7),
+    )
+    v8, v9, v10, v11 = (
+        _at(values, row, first + 8),
+        _at(values, row, first + 9),
+        _at(values, row, first + 10),
+        _at(values, row, first + 11),
+    )
+    v12, v13, v14, v15 = (
+        _at(values, row, first + 12),
+        _at(values, row, first + 13),
+        _at(values, row, first + 14),
+        _at(values, row, first + 15),
+    )
+    lane0 = (v0 + v4) + (v8 + v12)
+    lane1 = (v1 + v5) + (v9 + v13)
+    lane2 = (v2 + v6) + (v10 + v14)
+    lane3 = (v3 + v7) + (v11 + v15)
     return (lane0 + lane1) + (lane2 + lane3)
 
 
@@ -109,11 +141,10 @@ def _compensated_sum(values, row, count):
     # gather fused into the sum so the gathered copy is never written.
     total, compensation = 0.0, 0.0
     full = count - count % 16
-    lanes = np.empty(16)
     for i in range(0, full, 16):
-        total, compensation = _two_sum(total, compensation, _block_of_16(values, row, i, lanes))
+        total, compensation = _two_sum(total, compensation, _block_of_16(values, row, i))
     for i in range(full, count):
-        total, compensation = _two_sum(total, compensation, values[i] if row is None else values[row[i]])
+        total, compensation = _two_sum(total, compensation, _at(values, row, i))
     return total + compensation
 
 
@@ -129,7 +160,6 @@ def _iid_mean_streamed(column, n, k0, k1, words, indices):
     bound = np.uint64(n)
     full = n - n % 16
     total, compensation = 0.0, 0.0
-    lanes = np.empty(16)
     block = np.int64(0)
     held, position = 0, 0  # indices[:held] drawn, not summed yet; position: how many were summed
     while position < n:
@@ -143,10 +173,10 @@ def _iid_mean_streamed(column, n, k0, k1, words, indices):
         held += first
         used = 0
         while used + 16 <= held and position + used + 16 <= full:
-            total, compensation = _two_sum(total, compensation, _block_of_16(column, indices, used, lanes))
+            total, compensation = _two_sum(total, compensation, _block_of_16(column, indices, used))
             used += 16
         while position + used >= full and used < held and position + used < n:
-            total, compensation = _two_sum(total, compensation, column[indices[used]])
+            total, compensation = _two_sum(total, compensation, _at(column, indices, used))
             used += 1
         for j in range(held - used):
             indices[j] = indices[used + j]
@@ -454,10 +484,12 @@ def rounded_prefix(values):
 def _one_block(prefix, c, n, wrap, start, length, total):
     # total plus one block's sum from the prefix sums, wrapping at n when wrap: the one
     # block sum of _block_total and _fixed_total
+    # positions read as unsigned, so no load pays Numba's negative-index test (see _at;
+    # measured: the moving panel of 2,000 series of n = 200, 13% faster)
     stop = start + length
     if not wrap or stop <= n:
-        return total + (prefix[c, stop] - prefix[c, start])
-    return total + ((prefix[c, n] - prefix[c, start]) + prefix[c, stop - n])
+        return total + (prefix[c, np.uint64(stop)] - prefix[c, np.uint64(start)])
+    return total + ((prefix[c, n] - prefix[c, np.uint64(start)]) + prefix[c, np.uint64(stop - n)])
 
 
 @njit(cache=True, inline="always")
@@ -466,7 +498,7 @@ def _block_total(prefix, c, n, wrap, starts, lengths, blocks, total):
     # common untapered cases.
     if not wrap:
         for i in range(blocks):
-            total += prefix[c, starts[i] + lengths[i]] - prefix[c, starts[i]]
+            total += prefix[c, np.uint64(starts[i] + lengths[i])] - prefix[c, np.uint64(starts[i])]
         return total
     for i in range(blocks):
         total = _one_block(prefix, c, n, True, starts[i], lengths[i], total)

@@ -194,3 +194,42 @@ def test_unhashable_dtype_gets_the_typed_error():
     with pytest.raises(engine.InvalidParameterError) as info:
         result.values(dtype=["float64"])
     assert info.value.code is engine.ErrorCode.DTYPE
+
+
+def _documented_sum(values):
+    """The engine's summation order as docs/methods.md states it, in Python floats:
+    blocks of 16 values summed by the fixed pairwise tree (lane j = (v[j] + v[j+4]) +
+    (v[j+8] + v[j+12]), block = (lane0 + lane1) + (lane2 + lane3)), block sums and the
+    leftover values joined in order with Knuth's TwoSum."""
+    total, compensation = 0.0, 0.0
+
+    def two_sum(total, compensation, value):
+        updated = total + value
+        virtual = updated - total
+        return updated, compensation + ((total - (updated - virtual)) + (value - virtual))
+
+    full = len(values) - len(values) % 16
+    for i in range(0, full, 16):
+        v = values[i : i + 16]
+        lanes = [(v[j] + v[j + 4]) + (v[j + 8] + v[j + 12]) for j in range(4)]
+        total, compensation = two_sum(total, compensation, (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
+    for value in values[full:]:
+        total, compensation = two_sum(total, compensation, value)
+    return total + compensation
+
+
+@pytest.mark.parametrize("n", [37, 200, engine_reduce.STREAM_MIN_N + 9])
+def test_iid_means_follow_the_documented_summation_order_bit_for_bit(n):
+    # Study receipts replay bit for bit only while the engine's i.i.d. mean keeps its
+    # summation order; the means are recomputed here from the reference twin's rows in
+    # that order alone (a reordered tree, or a plain running sum, fails), on the single
+    # call (row and streamed paths) and on a panel holding the series.
+    x = np.random.default_rng(n).standard_normal(n) * 1e3 + 7.0
+    values = x.tolist()
+    rows = reference.bootstrap(values, reference.IID(), n_bootstraps=4, seed=11, series_id=1).indices()
+    expected = [_documented_sum([values[i] for i in row]) / n for row in rows]
+    single = engine.bootstrap_reduce(x, engine.IID(), "mean", n_bootstraps=4, seed=11, series_id=1)
+    assert np.asarray(single.statistics).ravel().tolist() == expected
+    panel = engine.Panel.from_series([x[: n // 2], x])  # series 1 draws with series_id 1
+    both = engine.bootstrap_reduce(panel, engine.IID(), "mean", n_bootstraps=4, seed=11)
+    assert np.asarray(both.statistics[1]).ravel().tolist() == expected

@@ -392,14 +392,16 @@ def interval_cases(draw):
 @given(interval_cases(), alphas, st.sampled_from(["mean", "std", "median", ("quantile", 0.8)]))
 def test_normal_interval_is_point_plus_minus_z_se(case, alpha, statistic):
     # lower/upper = point -/+ NormalDist().inv_cdf(1 - alpha/2) * np.std(replicates, ddof=0),
-    # within 1e-12 relative to the size of the terms (|point| + half-width): np.std and the
-    # reference's fsum-based standard error differ by a few ulps only.
+    # within 1e-12 relative to the size of the terms (|point| + half-width + the largest
+    # |replicate|): np.std and the twins' exactly rounded standard error differ by a few
+    # ulps of the replicates, so equal replicates may give np.std 1e-17 where the twins
+    # give 0 (found by hypothesis: [0, 0, 0, 3], TaperedBlock(3), median, B = 26, seed 0).
     x, method, seed, n_bootstraps = case
     ci = twin.conf_int(x, statistic, method, alpha=alpha, kind="normal", n_bootstraps=n_bootstraps, seed=seed)
     reduced = twin.bootstrap_reduce(x, method, statistic, n_bootstraps=n_bootstraps, seed=seed)
     assert ci.point == reduced.point
     half = NormalDist().inv_cdf(1.0 - alpha / 2.0) * float(np.std(np.array(reduced.statistics), ddof=0))
-    scale = abs(ci.point) + half
+    scale = abs(ci.point) + half + float(np.max(np.abs(np.array(reduced.statistics))))
     assert abs(ci.lower - (ci.point - half)) <= 1e-12 * scale
     assert abs(ci.upper - (ci.point + half)) <= 1e-12 * scale
     assert ci.lower <= ci.point <= ci.upper

@@ -130,7 +130,9 @@ def philox_floor(words, n_bootstraps):
 
 @njit(cache=True, inline="always")
 def _value(prefix, start, span, single):
-    return prefix[start] if single else prefix[start + span] - prefix[start]
+    # the int32 start read as unsigned, so no load pays Numba's negative-index test
+    first = np.uint64(np.uint32(start))
+    return prefix[first] if single else prefix[first + np.uint64(span)] - prefix[first]
 
 
 @njit(cache=True, inline="always")
@@ -173,35 +175,80 @@ def _row_gather(prefix, n, block_length, n_bootstraps):
     draws = (n + block_length - 1) // block_length
     capacity = min(CHUNK_WORDS, 4 * ((draws + 3) // 4))
     bound, span = np.uint64(n - block_length + 1) & _MASK32, np.int32(block_length)
-    for r in prange(n_bootstraps):
+    # buffers allocated once per run of ROW_RUN replicates, not per replicate: at n = 200
+    # two allocations a replicate cost about a third of the floor
+    for run in prange((n_bootstraps + ROW_RUN - 1) // ROW_RUN):
         words, starts = np.empty(capacity, np.uint64), np.empty(capacity, np.int32)
-        total, done, block = 0.0, 0, np.int64(0)
-        while done < draws:
-            step = min(capacity, draws - done)
-            block = refill_from(words, block, np.uint64(r), FLOOR_KEY, _PURPOSE_START)
-            for i in range(capacity):
-                starts[i] = np.int32(((words[i] & _MASK32) * bound) >> _S32)
-            whole = step - step % 16
-            if block_length == 1:
-                for i in range(0, whole, 16):
-                    total += _sixteen(prefix, starts, i)
-                for i in range(whole, step):
-                    total += prefix[starts[i]]
-            else:
-                total += _four_lane_sum(prefix, starts, step, span, False)
-            done += step
-        out[r] = total
+        for r in range(run * ROW_RUN, min(n_bootstraps, (run + 1) * ROW_RUN)):
+            total, done, block = 0.0, 0, np.int64(0)
+            while done < draws:
+                step = min(capacity, draws - done)
+                block = refill_from(words, block, np.uint64(r), FLOOR_KEY, _PURPOSE_START)
+                for i in range(capacity):
+                    starts[i] = np.int32(((words[i] & _MASK32) * bound) >> _S32)
+                total += _gathered_sum(prefix, starts, step, span, block_length == 1)
+                done += step
+            out[r] = total
     return out
+
+
+ROW_RUN = 64  # replicates per parallel work item of _row_gather
+
+
+@njit(cache=True, inline="always")
+def _gathered_sum(prefix, starts, count, span, single):
+    """Sum over i < count of prefix[starts[i]] (``single``: sixteen at a time) or of the
+    block sums prefix[starts[i] + span] - prefix[starts[i]] (four running sums)."""
+    if not single:
+        return _four_lane_sum(prefix, starts, count, span, False)
+    total = 0.0
+    whole = count - count % 16
+    for i in range(0, whole, 16):
+        total += _sixteen(prefix, starts, i)
+    for i in range(whole, count):
+        total += _load(prefix, starts, i)
+    return total
+
+
+@njit(cache=True, inline="always")
+def _load(values, rows, position):
+    return values[np.uint64(np.uint32(rows[position]))]
 
 
 @njit(cache=True, inline="always")
 def _sixteen(values, rows, first):
-    # values[rows[first:first + 16]] summed by a pairwise tree of four lanes: LLVM gathers
-    # the sixteen loads in vectors (one running sum made the floor slower than the engine)
-    lane0 = (values[rows[first]] + values[rows[first + 4]]) + (values[rows[first + 8]] + values[rows[first + 12]])
-    lane1 = (values[rows[first + 1]] + values[rows[first + 5]]) + (values[rows[first + 9]] + values[rows[first + 13]])
-    lane2 = (values[rows[first + 2]] + values[rows[first + 6]]) + (values[rows[first + 10]] + values[rows[first + 14]])
-    lane3 = (values[rows[first + 3]] + values[rows[first + 7]]) + (values[rows[first + 11]] + values[rows[first + 15]])
+    # values[rows[first:first + 16]] summed by a pairwise tree of four lanes, sixteen
+    # scalar loads with unsigned indices (the engine's order and its fastest form: vector
+    # gathers and signed indices were slower; one running sum made the floor slower than
+    # the engine)
+    v0, v1, v2, v3 = (
+        _load(values, rows, first),
+        _load(values, rows, first + 1),
+        _load(values, rows, first + 2),
+        _load(values, rows, first + 3),
+    )
+    v4, v5, v6, v7 = (
+        _load(values, rows, first + 4),
+        _load(values, rows, first + 5),
+        _load(values, rows, first + 6),
+        _load(values, rows, first + 7),
+    )
+    v8, v9, v10, v11 = (
+        _load(values, rows, first + 8),
+        _load(values, rows, first + 9),
+        _load(values, rows, first + 10),
+        _load(values, rows, first + 11),
+    )
+    v12, v13, v14, v15 = (
+        _load(values, rows, first + 12),
+        _load(values, rows, first + 13),
+        _load(values, rows, first + 14),
+        _load(values, rows, first + 15),
+    )
+    lane0 = (v0 + v4) + (v8 + v12)
+    lane1 = (v1 + v5) + (v9 + v13)
+    lane2 = (v2 + v6) + (v10 + v14)
+    lane3 = (v3 + v7) + (v11 + v15)
     return (lane0 + lane1) + (lane2 + lane3)
 
 
@@ -229,7 +276,7 @@ def _batched_gather(prefix, n, block_length, n_bootstraps):
                 # no addition waits on the one before (one sum was slower than the engine)
                 for i in range(used):
                     starts[i] = np.int32(((words[row + i] & _MASK32) * bound) >> _S32)
-                out[first + q] += _four_lane_sum(prefix, starts, used, span, block_length == 1)
+                out[first + q] += _gathered_sum(prefix, starts, used, span, block_length == 1)
     return out
 
 
