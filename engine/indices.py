@@ -261,6 +261,7 @@ def _held_starts(words, first_block, bound, k0, k1):
 # whose u lies in a crowded guide cell keeps its words, top bit clear, and is searched
 # when it is taken.
 _CODE = np.uint64(1 << 63)
+_THRESHOLDS, _ONE = np.uint64(THRESHOLDS), np.uint64(1)
 
 
 @njit(cache=True, inline="always")
@@ -276,16 +277,20 @@ def _held_lengths(words, first_block, table, k0, k1, banked):
     with no data-dependent branch but the rare crowded one."""
     refill_from(words, first_block, k0, k1, BLOCK_LENGTH)
     count = np.int64(table[COUNT])
-    span, shift, crowded, guide = table[SPAN], table[GUIDE_SHIFT], table[CROWDED], THRESHOLDS + count
+    span, shift, crowded, unsigned_count = table[SPAN], table[GUIDE_SHIFT], table[CROWDED], table[COUNT]
+    guide = _THRESHOLDS + unsigned_count
+    # indices unsigned throughout: a signed one makes Numba test it for a negative value
+    # on every load (see _at in reduce.py)
     pairs = words.shape[0] // 2
     for k in range(pairs):
-        u = (words[2 * k] << _S32) | words[2 * k + 1]
+        even = np.uint64(2 * k)
+        u = (words[even] << _S32) | words[even + _ONE]
         cell = min(u >> shift, _LAST_CELL)  # u >= span may point past the guide: clamped, then rejected
-        passed = np.int64(table[guide + np.int64(cell)])
+        passed = table[guide + cell]
         # passed <= count, so the index stays in the table (past the thresholds: the guide)
-        passed += np.int64((passed < count) & (table[THRESHOLDS + passed] <= u))
-        code = np.uint64(passed) if u < span else np.uint64(count + 1)
-        words[2 * k] = code | _CODE if (cell < crowded) | (u >= span) else words[2 * k]
+        passed += np.uint64((passed < unsigned_count) & (table[_THRESHOLDS + passed] <= u))
+        code = passed if u < span else unsigned_count + _ONE
+        words[even] = code | _CODE if (cell < crowded) | (u >= span) else words[even]
     held = 0
     for k in range(pairs):  # writes words[held], held <= k: never a word still to be read
         code = words[2 * k]
