@@ -280,7 +280,7 @@ def _held_lengths(words, first_block, table, k0, k1, banked):
     span, shift, crowded, unsigned_count = table[SPAN], table[GUIDE_SHIFT], table[CROWDED], table[COUNT]
     guide = _THRESHOLDS + unsigned_count
     # indices unsigned throughout: a signed one makes Numba test it for a negative value
-    # on every load (see _at in reduce.py)
+    # on every load (see value_at in reduce.py)
     pairs = words.shape[0] // 2
     for k in range(pairs):
         even = np.uint64(2 * k)

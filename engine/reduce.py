@@ -91,7 +91,7 @@ def _two_sum(total, compensation, value):
 
 
 @njit(cache=True, inline="always")
-def _at(values, row, position):
+def value_at(values, row, position):
     # values[position] (row is None) or values[row[position]]. The row's int32 index is
     # read as unsigned: a signed one makes Numba add a negative-index (wraparound) test
     # to every load, which alone made the gathered sums half as fast (measured: 0.35
@@ -100,33 +100,33 @@ def _at(values, row, position):
 
 
 @njit(cache=True, inline="always")
-def _block_of_16(values, row, first):
+def sum_of_16(values, row, first):
     # values[first:first + 16] (row is None) or values[row[first:first + 16]], summed by a
     # fixed pairwise tree: the one summation order of every engine mean. Sixteen scalar
     # loads in registers: LLVM's vector gathers were slower here than scalar loads.
     v0, v1, v2, v3 = (
-        _at(values, row, first),
-        _at(values, row, first + 1),
-        _at(values, row, first + 2),
-        _at(values, row, first + 3),
+        value_at(values, row, first),
+        value_at(values, row, first + 1),
+        value_at(values, row, first + 2),
+        value_at(values, row, first + 3),
     )
     v4, v5, v6, v7 = (
-        _at(values, row, first + 4),
-        _at(values, row, first + 5),
-        _at(values, row, first + 6),
-        _at(values, row, first + 7),
+        value_at(values, row, first + 4),
+        value_at(values, row, first + 5),
+        value_at(values, row, first + 6),
+        value_at(values, row, first + 7),
     )
     v8, v9, v10, v11 = (
-        _at(values, row, first + 8),
-        _at(values, row, first + 9),
-        _at(values, row, first + 10),
-        _at(values, row, first + 11),
+        value_at(values, row, first + 8),
+        value_at(values, row, first + 9),
+        value_at(values, row, first + 10),
+        value_at(values, row, first + 11),
     )
     v12, v13, v14, v15 = (
-        _at(values, row, first + 12),
-        _at(values, row, first + 13),
-        _at(values, row, first + 14),
-        _at(values, row, first + 15),
+        value_at(values, row, first + 12),
+        value_at(values, row, first + 13),
+        value_at(values, row, first + 14),
+        value_at(values, row, first + 15),
     )
     lane0 = (v0 + v4) + (v8 + v12)
     lane1 = (v1 + v5) + (v9 + v13)
@@ -142,9 +142,9 @@ def _compensated_sum(values, row, count):
     total, compensation = 0.0, 0.0
     full = count - count % 16
     for i in range(0, full, 16):
-        total, compensation = _two_sum(total, compensation, _block_of_16(values, row, i))
+        total, compensation = _two_sum(total, compensation, sum_of_16(values, row, i))
     for i in range(full, count):
-        total, compensation = _two_sum(total, compensation, _at(values, row, i))
+        total, compensation = _two_sum(total, compensation, value_at(values, row, i))
     return total + compensation
 
 
@@ -173,10 +173,10 @@ def _iid_mean_streamed(column, n, k0, k1, words, indices):
         held += first
         used = 0
         while used + 16 <= held and position + used + 16 <= full:
-            total, compensation = _two_sum(total, compensation, _block_of_16(column, indices, used))
+            total, compensation = _two_sum(total, compensation, sum_of_16(column, indices, used))
             used += 16
         while position + used >= full and used < held and position + used < n:
-            total, compensation = _two_sum(total, compensation, _at(column, indices, used))
+            total, compensation = _two_sum(total, compensation, value_at(column, indices, used))
             used += 1
         for j in range(held - used):
             indices[j] = indices[used + j]
@@ -484,7 +484,7 @@ def rounded_prefix(values):
 def _one_block(prefix, c, n, wrap, start, length, total):
     # total plus one block's sum from the prefix sums, wrapping at n when wrap: the one
     # block sum of _block_total and _fixed_total
-    # positions read as unsigned, so no load pays Numba's negative-index test (see _at;
+    # positions read as unsigned, so no load pays Numba's negative-index test (see value_at;
     # measured: the moving panel of 2,000 series of n = 200, 13% faster)
     stop = start + length
     if not wrap or stop <= n:

@@ -27,8 +27,10 @@ machine), on Numba's parallel loop, whose threads start once per process.
   ``threads`` threads, the ceiling every floor above sits under.
 
 They use the engine's Philox round function (``engine.philox``) with counter
-(block, 0, purpose, 0) and key (replicate, 12345), but none of its rejection, length or
-summation logic: a floor bounds the engine from below, it is never a result. Like the
+(block, 0, purpose, 0) and key (replicate, 12345), and for i.i.d. gathers its unsigned
+loads and pairwise tree of 16 (``engine.reduce.sum_of_16``, the fastest gathered sum
+measured here), but none of its rejection, length or compensation logic: a floor bounds
+the engine from below, it is never a result. Like the
 engine's kernels they run on ``numba.get_num_threads()`` threads.
 """
 
@@ -41,6 +43,7 @@ from numba import njit, prange
 from bootmark.engine.draws import refill_from
 from bootmark.engine.indices import CHUNK_WORDS
 from bootmark.engine.philox import philox4x32_10
+from bootmark.engine.reduce import sum_of_16, value_at
 
 __all__ = [
     "philox_floor",
@@ -204,52 +207,10 @@ def _gathered_sum(prefix, starts, count, span, single):
     total = 0.0
     whole = count - count % 16
     for i in range(0, whole, 16):
-        total += _sixteen(prefix, starts, i)
+        total += sum_of_16(prefix, starts, i)
     for i in range(whole, count):
-        total += _load(prefix, starts, i)
+        total += value_at(prefix, starts, i)
     return total
-
-
-@njit(cache=True, inline="always")
-def _load(values, rows, position):
-    return values[np.uint64(np.uint32(rows[position]))]
-
-
-@njit(cache=True, inline="always")
-def _sixteen(values, rows, first):
-    # values[rows[first:first + 16]] summed by a pairwise tree of four lanes, sixteen
-    # scalar loads with unsigned indices (the engine's order and its fastest form: vector
-    # gathers and signed indices were slower; one running sum made the floor slower than
-    # the engine)
-    v0, v1, v2, v3 = (
-        _load(values, rows, first),
-        _load(values, rows, first + 1),
-        _load(values, rows, first + 2),
-        _load(values, rows, first + 3),
-    )
-    v4, v5, v6, v7 = (
-        _load(values, rows, first + 4),
-        _load(values, rows, first + 5),
-        _load(values, rows, first + 6),
-        _load(values, rows, first + 7),
-    )
-    v8, v9, v10, v11 = (
-        _load(values, rows, first + 8),
-        _load(values, rows, first + 9),
-        _load(values, rows, first + 10),
-        _load(values, rows, first + 11),
-    )
-    v12, v13, v14, v15 = (
-        _load(values, rows, first + 12),
-        _load(values, rows, first + 13),
-        _load(values, rows, first + 14),
-        _load(values, rows, first + 15),
-    )
-    lane0 = (v0 + v4) + (v8 + v12)
-    lane1 = (v1 + v5) + (v9 + v13)
-    lane2 = (v2 + v6) + (v10 + v14)
-    lane3 = (v3 + v7) + (v11 + v15)
-    return (lane0 + lane1) + (lane2 + lane3)
 
 
 @njit(cache=True, parallel=True)
