@@ -495,10 +495,10 @@ def _one_block(prefix, c, n, wrap, start, length, total):
 @njit(cache=True, inline="always")
 def _block_total(prefix, c, n, wrap, starts, lengths, blocks, total):
     # total plus the blocks' sums, added in block order; no wrap test per block in the
-    # common untapered cases.
+    # common untapered cases (wrap False is a constant there, folded by the compiler).
     if not wrap:
         for i in range(blocks):
-            total += prefix[c, np.uint64(starts[i] + lengths[i])] - prefix[c, np.uint64(starts[i])]
+            total = _one_block(prefix, c, n, False, starts[i], lengths[i], total)
         return total
     for i in range(blocks):
         total = _one_block(prefix, c, n, True, starts[i], lengths[i], total)
