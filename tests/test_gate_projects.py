@@ -7,6 +7,7 @@ Known answers come from construction, as in tests/test_gate.py: a commit that ma
 workload do 1.5x the work must fail and be named, a README-only commit must pass.
 """
 
+import json
 import os
 import subprocess
 import sys
@@ -14,7 +15,8 @@ import sys
 import pytest
 from test_gate import PACKAGE, commit, gate, git
 
-from bootmark.gate.config import load_config
+from asv import util as asv_util
+from bootmark.gate.config import SuiteError, load_config
 
 UTILS = "def size():\n    return 300\n"
 
@@ -38,6 +40,20 @@ OTHER_PACKAGE = PACKAGE.replace(
 )
 
 
+# An asv.conf.json as real ones are written, which asv reads (JSON5): comments on their own
+# lines and at line ends, a block comment, a trailing comma. Plain JSON refuses it.
+ASV_CONFIG = """{
+    // The version of the config file format.  Do not change, unless
+    // you know what you are doing.
+    "version": 1,
+    "project": "demo",
+    "branches": ["main"], // for git
+    "benchmark_dir": "BENCHMARK_DIR", /* relative to this file */
+    "environment_type": "virtualenv",
+}
+"""
+
+
 def _repository(root):
     git(root, "init", "-q", "-b", "main")
     git(root, "config", "user.email", "gate@example.invalid")
@@ -56,9 +72,7 @@ def _asv_project(root, conf_folder, benchmark_dir):
     (suite / "__init__.py").write_text("")
     (suite / "utils.py").write_text(UTILS)
     (suite / "bench_demo.py").write_text(ASV_SUITE.format(package=os.path.basename(benchmark_dir)))
-    (root / conf_folder / "asv.conf.json").write_text(
-        f'{{\n  // asv allows comments\n  "version": 1,\n  "benchmark_dir": "{benchmark_dir}"\n}}\n'
-    )
+    (root / conf_folder / "asv.conf.json").write_text(ASV_CONFIG.replace("BENCHMARK_DIR", benchmark_dir))
     (root / "pyproject.toml").write_text('[project]\nname = "demo"\nversion = "0.1"\n')
     _repository(root)
     return root
@@ -95,6 +109,30 @@ def test_an_asv_suite_is_found_where_its_maintainers_keep_it(tmp_path, conf_fold
     regressions = completed.stdout.split("### Regressions", 1)[1].split("\n### ", 1)[0]
     # asv's names: module.function relative to the benchmark folder, no folder prefix
     assert "`bench_demo.time_work`" in regressions and "time_other" not in regressions
+
+
+def test_the_asv_config_is_read_as_asv_reads_it_and_only_when_it_is_needed(tmp_path):
+    root = tmp_path / "project"
+    (root / "benchmarks").mkdir(parents=True)
+    config_file = root / "asv.conf.json"
+    config_file.write_text(ASV_CONFIG.replace("BENCHMARK_DIR", "benchmarks"))
+    # Not plain JSON, even with its whole-line comments dropped (what the gate once read).
+    with pytest.raises(json.JSONDecodeError):
+        json.loads("\n".join(line for line in ASV_CONFIG.splitlines() if not line.lstrip().startswith("//")))
+    assert asv_util.load_json(str(config_file), js_comments=True)["benchmark_dir"] == "benchmarks"  # asv's own loader
+    config = load_config(str(root))
+    assert (config.benchmark_dir, config.framework, config.found_by) == (
+        "benchmarks",
+        "asv",
+        "benchmark_dir of asv.conf.json",
+    )
+    # A config that does not parse stops the gate only when it is the way to the suite.
+    config_file.write_text('{"benchmark_dir": "benchmarks",,}')
+    with pytest.raises(SuiteError, match=r"asv.conf.json cannot be read as asv reads it .*--benchmarks DIR"):
+        load_config(str(root))
+    assert load_config(str(root), benchmarks="benchmarks").benchmark_dir == "benchmarks"
+    (root / "pyproject.toml").write_text('[tool.bootmark.gate]\nbenchmarks = "benchmarks"\n')
+    assert load_config(str(root)).found_by == "[tool.bootmark.gate] benchmarks"
 
 
 PYTEST_SUITE = """

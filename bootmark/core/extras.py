@@ -2,7 +2,7 @@
 raises when it needs a package that is not installed.
 
 ``pip install bootmark`` installs what the engine and the harness core need (numpy,
-numba, pandas, jsonschema, tqdm) and nothing pinned exactly. pandas is the engine's: it
+numba, pandas, jsonschema, tqdm, json5) and nothing pinned exactly. pandas is the engine's: it
 returns labelled statistics (a model's coefficients) as a pandas Series, on numpy input
 too. The rest is optional:
 

@@ -26,13 +26,14 @@ are then named by their pytest node ids.
 from __future__ import annotations
 
 import fnmatch
-import json
 import os
 import re
 import shlex
 import shutil
 import sys
 from dataclasses import dataclass
+
+import json5
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -117,22 +118,34 @@ class GateConfig:
         return any(fnmatch.fnmatchcase(benchmark, pattern) for pattern in self.exclude)
 
 
-def _asv_benchmark_dir(root):
+def _asv_benchmark_dir(root, required=True):
     """The benchmark folder named by the first asv.conf.json in :data:`ASV_CONFIG_FOLDERS`
     (``benchmark_dir``, default ``benchmarks``, relative to that file, as asv reads it),
     relative to ``root``, and the file's path relative to ``root``; (None, None) when there
-    is none. asv's file allows // comments, which JSON does not."""
+    is none.
+
+    The file is parsed as asv parses it: as JSON5 (the ``json5`` package asv itself uses),
+    so ``//`` and ``/* */`` comments anywhere in a line, trailing commas and unquoted keys
+    are read. A file that does not parse raises when ``required`` (the config is the only
+    way to the suite), and is passed over otherwise (``--benchmarks`` or
+    ``[tool.bootmark.gate] benchmarks`` named the folder)."""
     for folder in ASV_CONFIG_FOLDERS:
         path = os.path.join(root, folder, "asv.conf.json")
         if not os.path.exists(path):
             continue
         with open(path, encoding="utf-8") as stream:
-            text = "\n".join(line for line in stream if not line.lstrip().startswith("//"))
+            text = stream.read()
         try:
-            benchmark_dir = json.loads(text).get("benchmark_dir", "benchmarks")
-        except json.JSONDecodeError as error:
+            data = json5.loads(text)
+            benchmark_dir = data.get("benchmark_dir", "benchmarks") if isinstance(data, dict) else None
+            if not isinstance(benchmark_dir, str):
+                raise ValueError(f"benchmark_dir must be a string, got {benchmark_dir!r}")
+        except ValueError as error:
+            if not required:
+                return None, None
             raise SuiteError(
-                f"{path} is not valid JSON ({error}); fix it or set [tool.bootmark.gate] benchmarks"
+                f"{path} cannot be read as asv reads it ({error}); fix it, or name the suite with --benchmarks DIR "
+                "or [tool.bootmark.gate] benchmarks"
             ) from None
         return os.path.normpath(os.path.join(folder, benchmark_dir)), os.path.relpath(path, root)
     return None, None
@@ -245,7 +258,7 @@ def load_config(
         raise SuiteError(
             f"{pyproject}: unknown [tool.bootmark.gate] key(s) {', '.join(unknown)}; known: {sorted(known)}"
         )
-    asv_folder, asv_file = _asv_benchmark_dir(root)
+    asv_folder, asv_file = _asv_benchmark_dir(root, required=not (benchmarks or table.get("benchmarks")))
     if benchmarks:
         folder, found_by = benchmarks, "--benchmarks"
     elif table.get("benchmarks"):
