@@ -168,6 +168,23 @@ def test_pedantic_setup(benchmark):
     benchmark.pedantic(demo.work, setup=lambda: ((None,), {}))
 
 
+OPEN = []  # what setup opened and teardown has not closed yet
+
+
+def _open():
+    assert not OPEN, "teardown did not run after the last call"
+    OPEN.append("resource")
+    return (None,), {}
+
+
+def _close(n):
+    OPEN.remove("resource")
+
+
+def test_pedantic_setup_and_teardown(benchmark):
+    benchmark.pedantic(demo.work, setup=_open, teardown=_close, rounds=50, warmup_rounds=2, iterations=1)
+
+
 @pytest.fixture
 def numbers():
     return list(range(2000, 0, -1))
@@ -205,7 +222,13 @@ def test_a_pytest_benchmark_suite_catches_a_slow_down_and_names_the_test(pytest_
 
     body = json.loads(completed.stdout)
     statuses = {cell["label"]: cell["status"] for cell in body["cells"]}
-    for slowed in ("test_work", "TestWork::test_work_in_a_class", "test_work_from_a_fixture", "test_pedantic_setup"):
+    for slowed in (
+        "test_work",
+        "TestWork::test_work_in_a_class",
+        "test_work_from_a_fixture",
+        "test_pedantic_setup",
+        "test_pedantic_setup_and_teardown",
+    ):
         assert statuses.pop(f"benchmarks/test_speed.py::{slowed}") == "regression", slowed
     # the cells whose code did not change: every parametrization, a fixture-fed sort
     assert sorted(statuses) == [

@@ -38,28 +38,51 @@ class _Unsupported(Exception):
 
 
 class _Target:
-    """The function a test hands to the fixture, and how to call it."""
+    """The function a test hands to the fixture, and how to call it: with ``setup``
+    before each call and ``teardown`` after it, outside the timing, as pytest-benchmark's
+    ``pedantic`` does (``teardown`` gets the call's arguments)."""
 
-    def __init__(self, function, args, kwargs, setup=None):
-        self.function, self.args, self.kwargs, self.setup = function, tuple(args), dict(kwargs or {}), setup
+    def __init__(self, function, args, kwargs, setup=None, teardown=None):
+        self.function, self.args, self.kwargs = function, tuple(args), dict(kwargs or {})
+        self.setup, self.teardown = setup, teardown
 
     def call(self):
-        if self.setup is not None:
-            args, kwargs = self._set_up()
-            return self.function(*args, **kwargs)
-        return self.function(*self.args, **self.kwargs)
+        args, kwargs = self.arguments()
+        result = self.function(*args, **kwargs)
+        if self.teardown is not None:
+            self.teardown(*args, **kwargs)
+        return result
 
-    def _set_up(self):
-        made = self.setup()
-        if made is None:
+    def arguments(self):
+        """The next call's ``(args, kwargs)``: what ``setup`` returns, else the test's own.
+        As in pytest-benchmark, a setup that returns arguments cannot be combined with
+        ``args`` or ``kwargs``."""
+        made = self.setup() if self.setup is not None else None
+        if not made:
             return self.args, self.kwargs
+        if self.args or self.kwargs:
+            raise TypeError("benchmark.pedantic: setup returned arguments, so args and kwargs must be empty")
         args, kwargs = made
         return tuple(args or ()), dict(kwargs or {})
 
     def timed(self, number, time_calls):
-        if self.setup is not None:
-            return time_calls(self.function, number, setup=self._set_up)
+        if self.setup is not None or self.teardown is not None:
+            return time_calls(self.function, number, setup=self.arguments, teardown=self.teardown)
         return time_calls(lambda: self.function(*self.args, **self.kwargs), number)
+
+
+def _check_pedantic_counts(setup, rounds, warmup_rounds, iterations):
+    """pytest-benchmark's own checks of ``pedantic``'s counts, so a test it refuses is
+    refused here too (the counts themselves are bootmark's to choose)."""
+    for name, value, least in (
+        ("rounds", rounds, 1),
+        ("warmup_rounds", warmup_rounds, 0),
+        ("iterations", iterations, 1),
+    ):
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ValueError(f"benchmark.pedantic: {name} must be an int of at least {least}, got {value!r}")
+    if iterations > 1 and setup is not None:
+        raise ValueError("benchmark.pedantic: iterations above 1 cannot go with a setup function (as pytest-benchmark)")
 
 
 class _Fixture:
@@ -74,12 +97,15 @@ class _Fixture:
     def __call__(self, function, *args, **kwargs):
         return self._session.serve_target(_Target(function, args, kwargs))
 
-    def pedantic(self, target, args=(), kwargs=None, setup=None, rounds=1, warmup_rounds=0, iterations=1):
-        """pytest-benchmark's explicit form; ``rounds``, ``warmup_rounds`` and ``iterations``
-        are bootmark's to choose (the same for both sides), so they are not used."""
-        if setup is not None and (args or kwargs):
-            raise TypeError("benchmark.pedantic: pass setup or args/kwargs, not both (as pytest-benchmark)")
-        return self._session.serve_target(_Target(target, args, kwargs, setup))
+    def pedantic(
+        self, target, args=(), kwargs=None, setup=None, teardown=None, rounds=1, warmup_rounds=0, iterations=1
+    ):
+        """pytest-benchmark's explicit form: ``setup`` before and ``teardown`` after every
+        call, outside the timing. ``rounds``, ``warmup_rounds`` and ``iterations`` are
+        checked as pytest-benchmark checks them, then left unused: the gate chooses its own
+        rounds, the same for both sides."""
+        _check_pedantic_counts(setup, rounds, warmup_rounds, iterations)
+        return self._session.serve_target(_Target(target, args, kwargs, setup, teardown))
 
     def weave(self, *args, **kwargs):
         why = "benchmark.weave (aspect-based timing) is not run by bootmark gate"

@@ -270,7 +270,7 @@ def _control_workload():
     return lambda: np.sort(values, kind="quicksort")
 
 
-def time_calls(call, number, setup=None):
+def time_calls(call, number, setup=None, teardown=None):
     """Seconds per call of ``number`` calls of ``call``, with the garbage collector off (as
     timeit does: a collection triggered by earlier code must not land here).
 
@@ -283,6 +283,9 @@ def time_calls(call, number, setup=None):
     setup : callable, optional
         Runs before each call, outside the timing, and returns the call's
         ``(args, kwargs)`` (pytest-benchmark's ``pedantic(setup=...)``).
+    teardown : callable, optional
+        Runs after each call, outside the timing, with the call's arguments
+        (``pedantic(teardown=...)``); only with ``setup``.
 
     Returns
     -------
@@ -303,6 +306,8 @@ def time_calls(call, number, setup=None):
             start = time.perf_counter()
             call(*args, **kwargs)
             spent += time.perf_counter() - start
+            if teardown is not None:
+                teardown(*args, **kwargs)
         return spent / number
     finally:
         if collecting:
