@@ -412,3 +412,60 @@ def test_the_table_values_come_from_the_round_of_the_median_ratio():
     before, after = (float(value.split()[0]) for value in row.split("|")[3:5])
     assert (before, after) == (2.35, 2.36)  # one round's values: its ratio, 1.00426, is the middle one of five
     assert after / before == pytest.approx(ratios[2], rel=0.005)
+
+
+CODSPEED_SUITE = """
+import pytest
+
+import demo
+
+TORN_DOWN = []
+
+
+@pytest.fixture
+def size():
+    yield 2000
+    TORN_DOWN.append("size")
+
+
+@pytest.mark.benchmark
+def test_work_whole():
+    assert demo.work() > 0
+
+
+@pytest.mark.benchmark
+def test_other_whole(size):
+    demo.other(size)
+
+
+@pytest.mark.benchmark
+def test_work_with_the_fixture(benchmark):
+    benchmark(demo.work)
+
+
+def test_not_a_benchmark():
+    assert demo.other(10) >= 0
+"""
+
+
+def test_a_pytest_codspeed_suite_under_strict_markers_gates_its_marked_tests_whole(tmp_path):
+    """pytest-codspeed's form: tests that only carry ``@pytest.mark.benchmark`` are cells
+    whose timed call is the test body, under the project's ``--strict-markers``."""
+    root = tmp_path / "project"
+    (root / "demo").mkdir(parents=True)
+    (root / "demo" / "__init__.py").write_text(OTHER_PACKAGE)
+    (root / "tests" / "benchmarks").mkdir(parents=True)
+    (root / "tests" / "benchmarks" / "test_codspeed.py").write_text(CODSPEED_SUITE)
+    (root / "pyproject.toml").write_text(
+        '[project]\nname = "demo"\nversion = "0.1"\n\n[tool.pytest.ini_options]\naddopts = "--strict-markers"\n'
+    )
+    _repository(root)
+    _slow_down(root)
+    completed = gate(root, "--baseline", "HEAD~1", "--no-receipt", "--format", "json")
+    assert completed.returncode == 1, completed.stdout + completed.stderr
+    statuses = {cell["label"]: cell["status"] for cell in json.loads(completed.stdout)["cells"]}
+    prefix = "tests/benchmarks/test_codspeed.py::"
+    assert statuses.pop(prefix + "test_work_whole") == "regression"
+    assert statuses.pop(prefix + "test_work_with_the_fixture") == "regression"
+    assert statuses.pop(prefix + "test_other_whole") != "regression"
+    assert statuses == {}  # the unmarked test is not a cell

@@ -16,11 +16,15 @@ requests on that function, inside the test, until another request comes. Then th
 gets the function's return value, as with pytest-benchmark, and its fixtures are torn
 down.
 
+A test marked ``@pytest.mark.benchmark`` that does not use the fixture is pytest-codspeed's
+other form: its body, called with its fixtures' values, is the timed call (its fixtures
+are set up before and torn down after, outside the timing). The marker is registered, so
+a suite under ``--strict-markers`` collects with the timing plugins blocked.
+
 What is not supported, and named: ``benchmark.weave`` (the cell is skipped, with a
-warning), a test marked ``@pytest.mark.benchmark`` that does not use the fixture (pytest-
-codspeed times the whole test; bootmark does not, and warns), and pytest-benchmark's own
-rounds, warm-up and calibration options (bootmark chooses its own, for both sides alike).
-pytest-xdist is turned off: the worker is one process.
+warning), and pytest-benchmark's own rounds, warm-up and calibration options (bootmark
+chooses its own, for both sides alike). pytest-xdist is turned off: the worker is one
+process.
 """
 
 from __future__ import annotations
@@ -128,6 +132,7 @@ class _Session:
         self.versions, self.time_calls = versions, time_calls
         self.reports = []
         self.served, self.unsupported = False, None
+        self.whole_tests, self.current = set(), None
 
     # -- pytest hooks -------------------------------------------------------------------
 
@@ -143,6 +148,13 @@ class _Session:
                     module.pytest_addoption(parser)
                 except TypeError:  # a plugin whose hook also takes the plugin manager
                     module.pytest_addoption(parser, pluginmanager)
+
+    def pytest_configure(self, config):
+        # The timing plugins are blocked, so the marker they register is declared here:
+        # under --strict-markers a suite that uses it would not collect otherwise.
+        config.addinivalue_line(
+            "markers", f"{FIXTURE}: a benchmark (pytest-benchmark's options, or pytest-codspeed's mark)"
+        )
 
     def pytest_sessionstart(self, session):
         # registered now, after every plugin, so this fixture is the one tests get
@@ -160,14 +172,9 @@ class _Session:
         for item in session.items:
             if FIXTURE in getattr(item, "fixturenames", ()):
                 items[item.nodeid] = item
-            elif item.get_closest_marker(FIXTURE) is not None:
-                self.problems.setdefault("ignored", []).append(
-                    {
-                        "benchmark": item.nodeid,
-                        "why": "marked @pytest.mark.benchmark without the benchmark fixture (pytest-codspeed's "
-                        "whole-test timing), which bootmark gate does not run; time a call with the fixture",
-                    }
-                )
+            elif item.get_closest_marker(FIXTURE) is not None and hasattr(item, "obj"):
+                items[item.nodeid] = item  # pytest-codspeed's form: the test body is the timed call
+                self.whole_tests.add(item.nodeid)
         self.hello["benchmarks"] = [
             {
                 "name": nodeid,
@@ -199,8 +206,18 @@ class _Session:
 
     # -- one cell -----------------------------------------------------------------------
 
+    def pytest_pyfunc_call(self, pyfuncitem):
+        """A test marked ``@pytest.mark.benchmark`` without the fixture: its body, called
+        with its fixtures' values, is the cell's timed call, as pytest-codspeed times it (the
+        fixtures are set up before and torn down after, outside the timing)."""
+        if self.current is None or pyfuncitem.nodeid != self.current or self.current not in self.whole_tests:
+            return None
+        arguments = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
+        self.serve_target(_Target(pyfuncitem.obj, (), arguments))
+        return True
+
     def _run(self, item):
-        self.reports, self.served, self.unsupported = [], False, None
+        self.reports, self.served, self.unsupported, self.current = [], False, None, item.nodeid
         if hasattr(item, "_initrequest"):  # a fresh fixture request, as a re-run needs
             item._initrequest()
         item.ihook.pytest_runtest_protocol(item=item, nextitem=None)

@@ -497,7 +497,7 @@ def no_cells_message(suite: Suite, config: GateConfig, patterns: Sequence[str], 
         + (
             " (asv names: time_*, peakmem_*, track_* functions and methods"
             if config.framework == "asv"
-            else " (pytest tests that use the benchmark fixture"
+            else " (pytest tests that use the benchmark fixture or carry @pytest.mark.benchmark"
         )
         + f"){imports} {folder_hint(config)}"
     )
