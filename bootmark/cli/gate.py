@@ -20,6 +20,7 @@ def _gate(args):
     from bootmark.gate import config as gate_config
     from bootmark.gate import report as gate_report
     from bootmark.gate import run as gate
+    from bootmark.gate import suite as gate_suite
     from bootmark.gate import verdicts
 
     if args.tolerance is not None and not args.tolerance > 1:  # before any git or build work
@@ -28,6 +29,7 @@ def _gate(args):
         raise UsageError(f"--budget must be a positive number of seconds, got {args.budget}")
     if args.min_rounds < 5:
         raise UsageError(f"--min-rounds must be at least 5 (an interval needs paired rounds), got {args.min_rounds}")
+    gate_suite.compile_patterns(args.bench)  # a bad pattern is one line, before any git or build work
     project = project_root(args.project)
     python = os.path.abspath(args.python) if args.python and os.sep in args.python else args.python  # as typed
     config = gate_config.load_config(project, args.benchmarks, args.tolerance, args.framework, python)

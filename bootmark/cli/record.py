@@ -19,6 +19,7 @@ def _record(args):
     # late: the record's modules load tqdm and the gate's worker machinery
     from bootmark.gate import config as gate_config
     from bootmark.gate import record as suite_record
+    from bootmark.gate import suite as gate_suite
 
     try:
         settings = suite_record.RecordSettings(
@@ -26,6 +27,7 @@ def _record(args):
         )
     except ValueError as error:
         raise UsageError(str(error).replace("RecordSettings: ", "--").replace("_", "-", 1)) from None
+    gate_suite.compile_patterns(args.bench)  # a bad pattern is one line, before any git or build work
     project = project_root(args.project, "bootmark record")
     python = os.path.abspath(args.python) if args.python and os.sep in args.python else args.python  # as typed
     config = gate_config.load_config(project, args.benchmarks, None, args.framework, python)

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bootmark.core.processes import LineProcess
-from bootmark.gate.config import GateConfig
+from bootmark.gate.config import GateConfig, SuiteError
 
 __all__ = [
     "Benchmark",
@@ -253,6 +253,38 @@ class SuiteWorker:
         self.close()
 
 
+def compile_patterns(patterns: Sequence[str]) -> list[re.Pattern]:
+    """The ``--bench`` regular expressions, compiled.
+
+    Raises
+    ------
+    SuiteError
+        A pattern that is not a regular expression, named with the reason, in one line
+        (before any git or build work when the CLI calls this first).
+
+    Examples
+    --------
+    >>> from bootmark.gate.suite import compile_patterns
+    >>> [pattern.pattern for pattern in compile_patterns(["time_sort", "1000[)]$"])]
+    ['time_sort', '1000[)]$']
+    >>> try:
+    ...     compile_patterns(["("])
+    ... except Exception as error:
+    ...     print(str(error).split(";")[0])
+    --bench '(' is not a regular expression (missing ), unterminated subpattern at position 0)
+    """
+    compiled = []
+    for pattern in patterns:
+        try:
+            compiled.append(re.compile(pattern))
+        except re.error as error:
+            raise SuiteError(
+                f"--bench {pattern!r} is not a regular expression ({error}); escape ( [ * + ? with a backslash to "
+                "match them as text"
+            ) from None
+    return compiled
+
+
 def select_cells(benchmarks: Sequence[Benchmark], patterns: Sequence[str], config: GateConfig) -> list[Cell]:
     r"""The cells gated: every benchmark's cells, minus ``exclude``, kept to those whose
     label matches one of the regular expressions ``patterns`` when any are given (as
@@ -280,7 +312,7 @@ def select_cells(benchmarks: Sequence[Benchmark], patterns: Sequence[str], confi
     >>> [cell.label for cell in select_cells([sized], ["1000"], config)]
     ['bench.time_sum(1000)']
     """
-    compiled = [re.compile(pattern) for pattern in patterns]
+    compiled = compile_patterns(patterns)
     cells = []
     for benchmark in benchmarks:
         if config.excluded(benchmark.name):
