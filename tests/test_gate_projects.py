@@ -469,3 +469,19 @@ def test_a_pytest_codspeed_suite_under_strict_markers_gates_its_marked_tests_who
     assert statuses.pop(prefix + "test_work_with_the_fixture") == "regression"
     assert statuses.pop(prefix + "test_other_whole") != "regression"
     assert statuses == {}  # the unmarked test is not a cell
+
+
+def test_a_pytest_that_stops_before_any_test_has_its_output_printed(pytest_project):
+    """The project's addopts name an option no installed plugin declares: pytest stops with
+    a usage error (exit 4), which the gate prints whole and names in its one line."""
+    pyproject = pytest_project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + '\n[tool.pytest.ini_options]\naddopts = "--no-such-option"\n')
+    commit(pytest_project, "addopts")
+    _readme_only(pytest_project)
+    completed = gate(pytest_project, "--baseline", "HEAD~1", "--no-receipt")
+    assert completed.returncode == 2, completed.stdout + completed.stderr
+    output = completed.stderr.split("bootmark gate: pytest's output:\n", 1)[1]
+    assert "unrecognized arguments: --no-such-option" in output.split("\nbootmark gate: ", 1)[0]
+    last = completed.stderr.strip().splitlines()[-1]
+    assert "pytest stopped before running any test (exit code 4)" in last
+    assert "unrecognized arguments: --no-such-option" in last and "Traceback" not in completed.stderr

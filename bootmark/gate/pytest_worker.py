@@ -29,12 +29,15 @@ process.
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import traceback
 
 __all__ = ["serve"]
 
 FIXTURE = "benchmark"
 DEFAULT_TIMEOUT_S = 300.0  # seconds a test's setup and one timed call may take
+EARLY_OUTPUT_CHARS = 20_000  # of pytest's output before its run-test loop, kept for the parent
 
 
 class _Unsupported(Exception):
@@ -282,6 +285,33 @@ def _timing_plugins():
     return found
 
 
+class _EarlyOutput:
+    """A text stream that writes through to ``stream`` and keeps a copy of what was
+    written until ``done()`` (at most :data:`EARLY_OUTPUT_CHARS`, the newest kept)."""
+
+    def __init__(self, stream, done):
+        self.stream, self.done, self.kept = stream, done, []
+
+    def write(self, text):
+        if not self.done():
+            self.kept.append(text)
+            if sum(map(len, self.kept)) > 2 * EARLY_OUTPUT_CHARS:
+                self.kept = [self.text()]
+        return self.stream.write(text)
+
+    def flush(self):
+        self.stream.flush()
+
+    def isatty(self):
+        return False
+
+    def text(self):
+        return "".join(self.kept)[-EARLY_OUTPUT_CHARS:]
+
+    def __getattr__(self, name):  # encoding, fileno and the rest: the stream's own
+        return getattr(self.stream, name)
+
+
 def _skip_reason(report):
     longrepr = report.longrepr
     if isinstance(longrepr, tuple) and len(longrepr) == 3:
@@ -350,14 +380,23 @@ def serve(config, channel, problems, hello, versions, time_calls):
         "ignore::pytest.PytestAssertRewriteWarning",
     ]
     session = _Session(config, channel, problems, hello, versions, time_calls)
+    # pytest's own words until its run-test loop starts, kept for the parent: a pytest that
+    # stops early (a usage error in the project's addopts) says why only there.
+    early = _EarlyOutput(sys.stderr, lambda: "benchmarks" in hello)
     try:
-        code = pytest.main(arguments, plugins=[session, _xdist_off()])
+        with contextlib.redirect_stdout(early), contextlib.redirect_stderr(early):
+            code = pytest.main(arguments, plugins=[session, _xdist_off()])
     except Exception:  # pytest itself could not start: the parent reports it
         problems["import_errors"]["(pytest)"] = traceback.format_exc(limit=-8)
         code = None
     if "benchmarks" not in hello:  # pytest stopped before its run-test loop (a usage error)
+        output = early.text().rstrip()
+        said = [line for line in output.splitlines() if line.strip()]
+        said = [line for line in said if "error" in line.lower()] or said  # the line that says why
         problems["import_errors"].setdefault(
-            "(pytest)", f"pytest stopped before running any test (exit code {code}); its output is above"
+            "(pytest)",
+            f"{output}\npytest stopped before running any test (exit code {code}): "
+            + (said[-1].strip() if said else "it printed nothing"),
         )
         hello.update(benchmarks=[], distributions=versions())
         channel.reply(hello)

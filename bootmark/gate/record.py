@@ -30,7 +30,7 @@ from bootmark.core import receipts
 from bootmark.gate.config import GateConfig, SuiteError
 from bootmark.gate.headtohead import Group, Matchup, groups_of, measure_group
 from bootmark.gate.report import checkout_provenance
-from bootmark.gate.run import discovery_problems, no_cells_message
+from bootmark.gate.run import discovery_problems, no_cells_message, say_pytest_output
 from bootmark.gate.sides import CURRENT, Side, SideError, current_side
 from bootmark.gate.suite import Cell, SuiteWorker, WorkerFailure, select_cells
 from bootmark.gate.verdicts import ProjectRecord
@@ -394,6 +394,7 @@ def run_record(
         problems, warnings = discovery_problems(found, config, patterns)
         cells = select_cells(found.benchmarks, patterns, config)
         if not cells:
+            say_pytest_output(found, say)
             raise RecordError(no_cells_message(found, config, patterns, "record"))
         if side.dirty:
             warnings.append("the working tree has uncommitted changes: the record is of the tree as it is")

@@ -59,7 +59,15 @@ from bootmark.gate.sides import BASELINE, CURRENT, Side, SideError, prepare_side
 from bootmark.gate.suite import Cell, Suite, SuiteWorker, WorkerFailure, select_cells
 from bootmark.gate.verdicts import CellVerdict, GateError, GateSettings, GateVerdict, Interval, ProjectRecord
 
-__all__ = ["default_baseline", "discovery_problems", "error_line", "folder_hint", "no_cells_message", "run_gate"]
+__all__ = [
+    "default_baseline",
+    "discovery_problems",
+    "error_line",
+    "folder_hint",
+    "no_cells_message",
+    "run_gate",
+    "say_pytest_output",
+]
 
 SIDES = (BASELINE, CURRENT)
 MIN_ROUNDS = 5  # fewer paired rounds give no interval worth a verdict
@@ -521,6 +529,23 @@ def folder_hint(config: GateConfig) -> str:
     )
 
 
+def say_pytest_output(suite: Suite, say: Callable[[str], None]) -> None:
+    """Say, whole, what pytest printed when it stopped before running any test (the
+    one-line error keeps only its last line).
+
+    Parameters
+    ----------
+    suite : Suite
+        What the discovery worker found.
+    say : callable
+        Prints one message on stderr.
+    """
+    stopped = suite.import_errors.get("(pytest)", "")
+    if "pytest stopped before running any test" in stopped:
+        output = stopped.rsplit("\npytest stopped before running any test", 1)[0].strip()
+        say(f"pytest's output:\n{output}" if output else "pytest printed nothing")
+
+
 def error_line(error: str) -> str:
     """An error's own line, without pytest's ``E`` margin.
 
@@ -697,6 +722,7 @@ def run_gate(
         problems, warnings = discovery_problems(found, config, patterns)
         cells = select_cells(found.benchmarks, patterns, config)
         if not cells:
+            say_pytest_output(found, say)
             raise GateError(no_cells_message(found, config, patterns, "gate"))
         pair = _Pair(sides, config, sorted({cell.benchmark.module for cell in cells}), pycache)
         stack.callback(pair.close)
