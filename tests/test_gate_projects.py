@@ -485,3 +485,54 @@ def test_a_pytest_that_stops_before_any_test_has_its_output_printed(pytest_proje
     last = completed.stderr.strip().splitlines()[-1]
     assert "pytest stopped before running any test (exit code 4)" in last
     assert "unrecognized arguments: --no-such-option" in last and "Traceback" not in completed.stderr
+
+
+MICROBENCHMARKS = """
+import demo
+
+
+def test_work(benchmark):
+    benchmark(demo.work)
+
+
+def test_other(benchmark):
+    benchmark.pedantic(demo.other, args=(2000,), rounds=10)
+"""
+
+
+def test_a_root_level_suite_file_runs_with_the_projects_own_pytest_options(tmp_path):
+    """A project that runs ``pytest -c /dev/null microbenchmarks.py``: its addopts would stop
+    pytest, so it passes its own options, and its suite is one file at the root."""
+    root = tmp_path / "project"
+    (root / "demo").mkdir(parents=True)
+    (root / "demo" / "__init__.py").write_text(OTHER_PACKAGE)
+    (root / "microbenchmarks.py").write_text(MICROBENCHMARKS)
+    (root / "README.md").write_text("# demo\n")
+    (root / "pyproject.toml").write_text(
+        '[project]\nname = "demo"\nversion = "0.1"\n\n[tool.pytest.ini_options]\naddopts = "--no-such-option"\n\n'
+        '[tool.bootmark.gate]\npytest-args = "-c /dev/null"\n'
+    )
+    _repository(root)
+    config = load_config(str(root), benchmarks="microbenchmarks.py")
+    assert (config.benchmark_dir, config.framework, config.pytest_args) == (
+        "microbenchmarks.py",
+        "pytest",
+        ("-c", "/dev/null"),
+    )
+    assert load_config(str(root), benchmarks="microbenchmarks.py", pytest_args="-p no:xdist").pytest_args == (
+        "-p",
+        "no:xdist",
+    )
+    assert load_config(str(root), benchmarks=".").benchmark_dir == "."  # the root is inside the checkout
+    with pytest.raises(SuiteError, match="is not a Python file"):
+        load_config(str(root), benchmarks="README.md")
+    with pytest.raises(SuiteError, match="an asv suite is a folder"):
+        load_config(str(root), benchmarks="microbenchmarks.py", framework="asv")
+    _slow_down(root)
+    completed = gate(
+        root, "--baseline", "HEAD~1", "--no-receipt", "--benchmarks", "microbenchmarks.py", "--format", "json"
+    )
+    assert completed.returncode == 1, completed.stdout + completed.stderr
+    statuses = {cell["label"]: cell["status"] for cell in json.loads(completed.stdout)["cells"]}
+    assert statuses["microbenchmarks.py::test_work"] == "regression"
+    assert statuses["microbenchmarks.py::test_other"] != "regression"

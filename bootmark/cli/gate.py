@@ -32,7 +32,7 @@ def _gate(args):
     gate_suite.compile_patterns(args.bench)  # a bad pattern is one line, before any git or build work
     project = project_root(args.project)
     python = os.path.abspath(args.python) if args.python and os.sep in args.python else args.python  # as typed
-    config = gate_config.load_config(project, args.benchmarks, args.tolerance, args.framework, python)
+    config = gate_config.load_config(project, args.benchmarks, args.tolerance, args.framework, python, args.pytest_args)
     baseline, why = gate.default_baseline(project) if args.baseline == "auto" else (args.baseline, "--baseline")
     print(f"bootmark gate: baseline {baseline} ({why})", file=sys.stderr)
     settings = verdicts.GateSettings(
@@ -113,9 +113,16 @@ def add_gate(commands):
     )
     gated.add_argument(
         "--benchmarks",
-        help="the benchmark folder: an asv suite or pytest-benchmark tests (default: [tool.bootmark.gate] "
+        help="the benchmark folder (the root . too), an asv suite or pytest-benchmark tests, or one pytest test file "
+        "(default: [tool.bootmark.gate] "
         "benchmarks, else benchmark_dir of asv.conf.json at the root, in benchmarks/ or asv_bench/, else the first of "
         "benchmarks/, bench/, benchmark/, tests/benchmarks/)",
+    )
+    gated.add_argument(
+        "--pytest-args",
+        metavar="ARGS",
+        help="options for pytest, as the project runs its suite, in one string after an equals sign: "
+        "--pytest-args='-c /dev/null -p no:xdist' (default: [tool.bootmark.gate] pytest-args)",
     )
     gated.add_argument(
         "--framework",

@@ -30,7 +30,7 @@ def _record(args):
     gate_suite.compile_patterns(args.bench)  # a bad pattern is one line, before any git or build work
     project = project_root(args.project, "bootmark record")
     python = os.path.abspath(args.python) if args.python and os.sep in args.python else args.python  # as typed
-    config = gate_config.load_config(project, args.benchmarks, None, args.framework, python)
+    config = gate_config.load_config(project, args.benchmarks, None, args.framework, python, args.pytest_args)
     folder = None if args.no_receipt else workspace.writable_directory("record", args.output_dir)
     own_files = keep_out_of_git(folder, project) if folder is not None else None
     try:
@@ -84,6 +84,12 @@ def add_record(commands):
         "--benchmarks",
         help="the benchmark folder, found as bootmark gate finds it (default: [tool.bootmark.gate] benchmarks, "
         "else asv.conf.json's benchmark_dir, else benchmarks/, bench/, benchmark/, tests/benchmarks/)",
+    )
+    recorded.add_argument(
+        "--pytest-args",
+        metavar="ARGS",
+        help="options for pytest, as the project runs its suite, in one string after an equals sign: "
+        "--pytest-args='-c /dev/null -p no:xdist' (default: [tool.bootmark.gate] pytest-args)",
     )
     recorded.add_argument("--framework", choices=("asv", "pytest"), help="how the suite is written (default: told)")
     recorded.add_argument(

@@ -10,6 +10,7 @@ runs it, read from ``pyproject.toml`` (every key optional)::
     install = "python -m pip install --no-deps --no-build-isolation ."   # build each side instead
     tolerance = 1.10                   # allowed slow-down factor (--tolerance overrides)
     exclude = ["bench_io.*"]           # benchmarks not gated (fnmatch patterns on their names)
+    pytest-args = "-c /dev/null"       # options for pytest, as the project runs its suite (--pytest-args)
 
     [tool.bootmark.gate.tolerances]
     "bench_solver.*" = 1.5             # per benchmark, fnmatch patterns, the first match wins
@@ -62,7 +63,8 @@ class GateConfig:
     root : str
         The project's git checkout (absolute).
     benchmark_dir : str
-        The benchmark folder, relative to ``root``.
+        The benchmark folder, relative to ``root`` (``.`` for the root itself), or, for a
+        pytest suite, one test file.
     package : str or None
         The import name checked to come from each side's tree.
     paths : tuple of str
@@ -89,6 +91,9 @@ class GateConfig:
         (``bootmark.gate.headtohead``), or None.
     reference : str or None
         The implementation the others are set against (with ``implementation``).
+    pytest_args : tuple of str
+        Options given to pytest after bootmark's own, as the project runs its suite
+        (``-c /dev/null``, ``-o addopts=``, ``-p no:xdist``).
     """
 
     root: str
@@ -105,6 +110,7 @@ class GateConfig:
     found_by: str = "--benchmarks"
     implementation: str | None = None
     reference: str | None = None
+    pytest_args: tuple[str, ...] = ()
 
     def tolerance_for(self, benchmark: str) -> float:
         """The allowed slow-down factor of ``benchmark`` (an asv name): the first matching
@@ -182,6 +188,7 @@ def load_config(
     tolerance: float | None = None,
     framework: str | None = None,
     python: str | None = None,
+    pytest_args: str | None = None,
 ) -> GateConfig:
     """The gate configuration of the project at ``root``.
 
@@ -200,6 +207,9 @@ def load_config(
         folder's own evidence.
     python : str, optional
         The workers' interpreter (``--python``), a path or a command on ``PATH``.
+    pytest_args : str, optional
+        Options for pytest (``--pytest-args``), split as a shell splits them; overrides
+        ``[tool.bootmark.gate] pytest-args``.
 
     Returns
     -------
@@ -252,6 +262,7 @@ def load_config(
         "exclude",
         "implementation",
         "reference",
+        "pytest-args",
     }
     unknown = sorted(set(table) - known)
     if unknown:
@@ -269,9 +280,12 @@ def load_config(
         folder = next((name for name in DEFAULT_FOLDERS if os.path.isdir(os.path.join(root, name))), "benchmarks")
         found_by = f"the first of {', '.join(f + '/' for f in DEFAULT_FOLDERS)} that exists"
     absolute = os.path.realpath(os.path.join(root, folder))
-    if not absolute.startswith(root + os.sep):
+    if absolute != root and not absolute.startswith(root + os.sep):
         raise SuiteError(f"the benchmark folder {folder} lies outside the checkout {root}")
-    if not os.path.isdir(absolute):
+    one_file = os.path.isfile(absolute)
+    if one_file and not absolute.endswith(".py"):
+        raise SuiteError(f"the benchmark file {folder} is not a Python file; name a folder or a pytest test file")
+    if not one_file and not os.path.isdir(absolute):
         raise SuiteError(
             f"no benchmark folder {os.path.relpath(absolute, root)} ({found_by}) in {root}; pass --benchmarks DIR "
             "(an asv suite or a folder of pytest-benchmark tests), or set [tool.bootmark.gate] benchmarks (or "
@@ -280,9 +294,16 @@ def load_config(
     framework = framework or table.get("framework")
     if framework is None:
         named_by_asv = asv_folder is not None and os.path.realpath(os.path.join(root, asv_folder)) == absolute
-        framework = "pytest" if not named_by_asv and _is_pytest_folder(absolute) else "asv"
+        framework = "pytest" if one_file or (not named_by_asv and _is_pytest_folder(absolute)) else "asv"
     if framework not in FRAMEWORKS:
         raise SuiteError(f"framework must be one of {', '.join(FRAMEWORKS)}, got {framework!r}")
+    if one_file and framework != "pytest":
+        raise SuiteError(f"an asv suite is a folder, and {folder} is a file; name its folder, or --framework pytest")
+    if pytest_args is None:
+        pytest_args = table.get("pytest-args", ())
+    pytest_args = (
+        tuple(shlex.split(pytest_args)) if isinstance(pytest_args, str) else _strings(pytest_args, "pytest-args")
+    )
     python = python or table.get("python")
     if python is not None:
         python = _interpreter(root, python)
@@ -321,6 +342,7 @@ def load_config(
         found_by=found_by,
         implementation=implementation,
         reference=reference,
+        pytest_args=pytest_args,
     )
 
 

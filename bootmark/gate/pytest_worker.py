@@ -378,6 +378,7 @@ def serve(config, channel, problems, hello, versions, time_calls):
         "-q",
         "-W",
         "ignore::pytest.PytestAssertRewriteWarning",
+        *config.get("pytest_args", ()),  # the project's own, last, as it runs its suite
     ]
     session = _Session(config, channel, problems, hello, versions, time_calls)
     # pytest's own words until its run-test loop starts, kept for the parent: a pytest that

@@ -384,6 +384,7 @@ def run_record(
                 select=select,
                 root=config.root,
                 pycache=pycache,
+                pytest_args=config.pytest_args,
             )
 
         try:

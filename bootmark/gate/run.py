@@ -113,6 +113,7 @@ class _Pair:
             root=self.config.root,
             pycache=os.path.join(self.pycache, label),
             hash_seed=self.hash_seed,
+            pytest_args=self.config.pytest_args,
         )
 
     def start(self) -> dict[str, Suite]:

@@ -167,7 +167,7 @@ class SuiteWorker:
     paths : sequence of str
         Absolute import roots put first on its path.
     benchmark_dir : str
-        The absolute benchmark folder.
+        The absolute benchmark folder (or a pytest suite's one test file).
     package : str or None
         The package whose origin it reports.
     label : str
@@ -184,6 +184,8 @@ class SuiteWorker:
     hash_seed : int, optional
         Its ``PYTHONHASHSEED`` (unless the environment sets one): the two workers of a
         pair share one, so string hashing lays out dicts and sets alike on both sides.
+    pytest_args : sequence of str, optional
+        Options for pytest, after bootmark's own (a pytest suite only).
     """
 
     def __init__(
@@ -198,8 +200,10 @@ class SuiteWorker:
         root=None,
         pycache=None,
         hash_seed=None,
+        pytest_args=(),
     ):
         config = {
+            "pytest_args": list(pytest_args),
             "paths": list(paths),
             "benchmark_dir": benchmark_dir,
             "package": package,
