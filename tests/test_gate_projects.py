@@ -533,6 +533,8 @@ def test_a_root_level_suite_file_runs_with_the_projects_own_pytest_options(tmp_p
         root, "--baseline", "HEAD~1", "--no-receipt", "--benchmarks", "microbenchmarks.py", "--format", "json"
     )
     assert completed.returncode == 1, completed.stdout + completed.stderr
-    statuses = {cell["label"]: cell["status"] for cell in json.loads(completed.stdout)["cells"]}
+    body = json.loads(completed.stdout)
+    assert body["pytest_args"] == ["-c", "/dev/null"]  # the receipt says how pytest was run
+    statuses = {cell["label"]: cell["status"] for cell in body["cells"]}
     assert statuses["microbenchmarks.py::test_work"] == "regression"
     assert statuses["microbenchmarks.py::test_other"] != "regression"

@@ -300,7 +300,7 @@ def load_config(
     if one_file and framework != "pytest":
         raise SuiteError(f"an asv suite is a folder, and {folder} is a file; name its folder, or --framework pytest")
     if pytest_args is None:
-        pytest_args = table.get("pytest-args", ())
+        pytest_args = table.get("pytest-args", [])
     pytest_args = (
         tuple(shlex.split(pytest_args)) if isinstance(pytest_args, str) else _strings(pytest_args, "pytest-args")
     )

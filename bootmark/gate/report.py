@@ -207,7 +207,7 @@ def receipt_body(verdict: GateVerdict, config: GateConfig) -> dict:
         Plain JSON data: sides, settings, control, one entry per cell, problems.
     """
     settings = verdict.settings
-    return {
+    body = {
         "exit_code": verdict.exit_code,
         "project": verdict.project.to_json() if verdict.project else None,
         "baseline": _side(verdict.baseline),
@@ -230,6 +230,9 @@ def receipt_body(verdict: GateVerdict, config: GateConfig) -> dict:
         "wall_seconds": verdict.wall_seconds,
         "budget_spent": verdict.budget_spent,
     }
+    if config.pytest_args:  # how pytest was run, when the project gave it options
+        body["pytest_args"] = list(config.pytest_args)
+    return body
 
 
 def write_receipt(verdict: GateVerdict, config: GateConfig, directory: str) -> str:
