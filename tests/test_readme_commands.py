@@ -30,13 +30,12 @@ import os
 import pathlib
 import re
 import shlex
-import subprocess
 import sys
 import time
 import zipfile
 
 import pytest
-from wheel_fixture import COMMAND_SECONDS, REPOSITORY, run, user_environment
+from wheel_fixture import REPOSITORY, check, git_repository, run, run_in, user_environment
 
 pytestmark = pytest.mark.slow
 
@@ -210,21 +209,9 @@ def run_blocks(commands, plans, home: pathlib.Path, environment, ran: list[Ran])
             continue
         line = " ".join([command.text, *map(shlex.quote, plan.append)])
         started = time.perf_counter()
-        completed = subprocess.run(
-            ["bash", "-c", line],
-            cwd=folder,
-            env=environment,
-            capture_output=True,
-            text=True,
-            timeout=COMMAND_SECONDS,
-            check=False,
-        )
+        completed = run_in(["bash", "-c", line], environment, folder)
         ran.append(Ran(command.block, relative, line, completed.returncode, time.perf_counter() - started))
-        assert completed.returncode in plan.expect, (
-            f"`{line}` in {folder} exited {completed.returncode} (expected {plan.expect}):\n"
-            f"{completed.stdout[-3000:]}\n{completed.stderr[-3000:]}"
-        )
-        assert "Traceback" not in completed.stderr, f"`{line}` printed a traceback:\n{completed.stderr[-3000:]}"
+        check(completed, plan.expect, f"`{line}` in {folder} (expected exit {plan.expect})")
         if plan.creates:
             assert list(folder.glob(plan.creates)), f"`{line}` in {folder} made nothing matching {plan.creates}"
 
@@ -249,11 +236,7 @@ def make_your_project(home: pathlib.Path, pip_environment) -> pathlib.Path:
         "import yourpkg\n\n\ndef test_work(benchmark):\n    benchmark(yourpkg.work)\n"
     )
     (root / "README.md").write_text("# yourpkg\n")
-    _git(root, "init", "-q", "-b", "main")
-    _git(root, "config", "user.email", "reader@example.invalid")
-    _git(root, "config", "user.name", "a reader")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "yourpkg")
+    git_repository(root, "yourpkg")
     origin = home / "origin.git"
     _git(home, "init", "-q", "--bare", str(origin))
     _git(root, "remote", "add", "origin", str(origin))
@@ -331,15 +314,7 @@ def test_every_command_the_readme_shows_runs_from_the_wheel(reader, wheel, capsy
         write_sales(snippets)
         (snippets / "readme.py").write_text(script)
         started = time.perf_counter()
-        done = subprocess.run(
-            [str(python), "readme.py"],
-            cwd=snippets,
-            env=environment,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=COMMAND_SECONDS,
-        )
+        done = run_in([python, "readme.py"], environment, snippets)
         ran.append(
             Ran(
                 -1,
@@ -349,7 +324,7 @@ def test_every_command_the_readme_shows_runs_from_the_wheel(reader, wheel, capsy
                 time.perf_counter() - started,
             )
         )
-        assert done.returncode == 0, done.stderr[-3000:]
+        check(done, name="README.md's Python blocks")
         run_blocks([c for c in commands if c.block >= shell_blocks_first], PLANS, home, environment, ran)
         assert {item.block for item in ran if item.block >= 0} == set(blocks)
     finally:

@@ -22,7 +22,7 @@ import subprocess
 
 import pytest
 from test_site_browser import check_page
-from wheel_fixture import console
+from wheel_fixture import console, git_repository
 
 from bootmark.core import receipts
 from bootmark.site import records as record_pages
@@ -60,9 +60,7 @@ def recorded(site_wheel, tmp_path_factory):
     """(project root, the 12 commits oldest first): each commit recorded once."""
     root = tmp_path_factory.mktemp("records") / "mypkg"
     root.mkdir()
-    _git(root, "init", "-q", "-b", "main")
-    _git(root, "config", "user.email", "records@example.invalid")
-    _git(root, "config", "user.name", "records test")
+    git_repository(root)
     commits = []
     for number in range(1, 13):
         _write_project(root, int(SIZE * (1.8 if number >= 7 else 1.0)))
@@ -166,11 +164,7 @@ def versus(site_wheel, tmp_path_factory):
         '[project]\nname = "mypkg"\nversion = "0.1"\n\n'
         '[tool.bootmark.gate]\nimplementation = "library"\nreference = "mine"\n'
     )
-    _git(root, "init", "-q", "-b", "main")
-    _git(root, "config", "user.email", "records@example.invalid")
-    _git(root, "config", "user.name", "records test")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "four libraries")
+    git_repository(root, "four libraries")
     body = json.loads(_bootmark(site_wheel, root, "record", "--no-progress", "--format", "json").stdout)
     return root, body
 
@@ -197,11 +191,7 @@ def test_a_reference_missing_from_the_suite_is_a_warning_not_a_scoreboard(site_w
     (root / "mypkg" / "__init__.py").write_text(LIBRARIES)
     (root / "benchmarks" / "bench_versus.py").write_text(HEAD_TO_HEAD)
     (root / "pyproject.toml").write_text('[tool.bootmark.gate]\nimplementation = "library"\nreference = "theirs"\n')
-    _git(root, "init", "-q", "-b", "main")
-    _git(root, "config", "user.email", "records@example.invalid")
-    _git(root, "config", "user.name", "records test")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "four libraries")
+    git_repository(root, "four libraries")
     body = json.loads(_bootmark(site_wheel, root, "record", "--no-progress", "--no-receipt", "--format", "json").stdout)
     assert body["headtohead"] == [] and len(body["cells"]) == 4
     assert any("the reference 'theirs' is not one of its implementations" in warning for warning in body["warnings"])

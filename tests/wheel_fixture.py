@@ -86,11 +86,23 @@ def user_environment(bin_folder: pathlib.Path, home: pathlib.Path) -> dict[str, 
     return environment
 
 
-def console(script, environment, folder, *arguments, expect=(0,)) -> subprocess.CompletedProcess:
-    """The console script ``script`` run in ``folder`` with ``environment``: it must exit
-    with one of ``expect`` and print no traceback."""
-    completed = subprocess.run(
-        [str(script), *arguments],
+def git_repository(root, message=None) -> None:
+    """Make ``root`` a git repository on branch ``main`` with a throwaway identity, and
+    commit everything in it as ``message`` when one is given."""
+    for arguments in (
+        ("init", "-q", "-b", "main"),
+        ("config", "user.email", "tests@example.invalid"),
+        ("config", "user.name", "bootmark tests"),
+        *((("add", "-A"), ("commit", "-q", "-m", message)) if message else ()),
+    ):
+        run(["git", *arguments], cwd=root)
+
+
+def run_in(command, environment, folder) -> subprocess.CompletedProcess:
+    """``command`` run in ``folder`` with ``environment``, its output captured (whatever
+    its exit code; :func:`check` judges it)."""
+    return subprocess.run(
+        [str(part) for part in command],
         cwd=folder,
         env=environment,
         capture_output=True,
@@ -98,9 +110,21 @@ def console(script, environment, folder, *arguments, expect=(0,)) -> subprocess.
         timeout=COMMAND_SECONDS,
         check=False,
     )
+
+
+def check(completed, expect=(0,), name=None) -> subprocess.CompletedProcess:
+    """``completed`` (of :func:`run_in`), which must have exited with one of ``expect``
+    and printed no traceback; the failure names it as ``name`` with its output's tails."""
+    name = name or " ".join(completed.args)
     assert completed.returncode in expect, (
-        f"bootmark {' '.join(arguments)} exited {completed.returncode}:\n"
-        f"{completed.stdout[-3000:]}\n{completed.stderr[-3000:]}"
+        f"{name} exited {completed.returncode}:\n{completed.stdout[-3000:]}\n{completed.stderr[-3000:]}"
     )
-    assert "Traceback" not in completed.stderr, completed.stderr
+    assert "Traceback" not in completed.stderr, f"{name} printed a traceback:\n{completed.stderr[-3000:]}"
     return completed
+
+
+def console(script, environment, folder, *arguments, expect=(0,)) -> subprocess.CompletedProcess:
+    """The console script ``script`` run in ``folder`` with ``environment``: it must exit
+    with one of ``expect`` and print no traceback."""
+    completed = run_in([script, *arguments], environment, folder)
+    return check(completed, expect, f"bootmark {' '.join(arguments)}")
