@@ -324,30 +324,40 @@ def test_discovery_follows_asv_conventions(tmp_path):
                     return cache + n
                 def mem_size(self, cache, n, label):
                     return []
+                def timeraw_start(self, cache, n, label):
+                    return "pass"
             """
         )
     )
     benchmarks, problems = suite_worker.discover(str(folder))
     by_name = {benchmark["name"]: benchmark for benchmark in benchmarks}
-    assert sorted(by_name) == ["bench_a.Cached.track_it", "bench_a.time_flat"]
+    assert sorted(by_name) == ["bench_a.Cached.mem_size", "bench_a.Cached.track_it", "bench_a.time_flat"]
     assert by_name["bench_a.time_flat"]["params"] == [["1", "2", "3"]]
     assert by_name["bench_a.time_flat"]["param_names"] == ["param1"]
     assert by_name["bench_a.Cached.track_it"]["param_names"] == ["n", "label"]
+    assert by_name["bench_a.Cached.mem_size"]["kind"] == "mem" and by_name["bench_a.Cached.mem_size"]["unit"] == "bytes"
     assert problems["unsupported"] == [
-        {"benchmark": "bench_a.Cached.mem_size", "feature": "mem_*", "why": suite_worker.UNSUPPORTED_PREFIXES["mem_"]}
+        {
+            "benchmark": "bench_a.Cached.timeraw_start",
+            "feature": "timeraw_*",
+            "why": suite_worker.UNSUPPORTED_PREFIXES["timeraw_"],
+        }
     ]
     requests = [
         {"op": "prepare", "name": "bench_a.Cached.track_it", "index": 0},
+        {"op": "track"},
+        {"op": "prepare", "name": "bench_a.Cached.mem_size", "index": 0},
         {"op": "track"},
         {"op": "prepare", "name": "bench_a.Cached.track_it", "index": 1},
     ]
     replies = io.StringIO()
     channel = suite_worker.Channel(io.StringIO("".join(json.dumps(r) + "\n" for r in requests)), replies)
     suite_worker._serve_asv({"benchmark_dir": str(folder), "select": ["bench_a"]}, channel, {}, {})
-    hello, prepared, tracked, skipped = (json.loads(line) for line in replies.getvalue().splitlines())
-    assert [benchmark["module"] for benchmark in hello["benchmarks"]] == ["bench_a", "bench_a"]
+    hello, prepared, tracked, _, sized, skipped = (json.loads(line) for line in replies.getvalue().splitlines())
+    assert [benchmark["module"] for benchmark in hello["benchmarks"]] == ["bench_a"] * 3
     assert prepared == {"ok": True}
     assert tracked == {"value": 42.0}  # setup_cache's value first
+    assert sized == {"value": float(sys.getsizeof([]))}  # an empty list holds its header only
     assert "NotImplementedError" in skipped["skip"]
 
 

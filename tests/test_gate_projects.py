@@ -265,9 +265,15 @@ def test_only_the_selected_modules_are_imported(tmp_path):
     (root / "benchmarks" / "bench_heavy.py").write_text(
         f"with open({str(log)!r}, 'a') as stream:\n    stream.write('imported\\n')\n\n\ndef time_heavy():\n    pass\n"
     )
-    (root / "benchmarks" / "bench_broken.py").write_text("raise RuntimeError('this module cannot be imported')\n")
+    # a module this change breaks: it imports on the baseline, which has the attribute it needs
+    (root / "benchmarks" / "bench_broken.py").write_text(
+        "import demo\n\nif not hasattr(demo, 'KEPT'):\n    raise RuntimeError('this module cannot be imported')\n"
+    )
+    package = root / "demo" / "__init__.py"
+    package.write_text(package.read_text() + "\nKEPT = 1\n")
     commit(root, "more modules")
-    _readme_only(root)
+    package.write_text(package.read_text().replace("\nKEPT = 1\n", ""))
+    commit(root, "B: KEPT removed")
     completed = gate(root, "--baseline", "HEAD~1", "--no-receipt", "--bench", "bench_demo.time_other")
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert log.read_text() == "imported\n"  # by the discovery alone, not by the four workers

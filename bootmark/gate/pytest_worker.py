@@ -21,15 +21,19 @@ other form: its body, called with its fixtures' values, is the timed call (its f
 are set up before and torn down after, outside the timing). The marker is registered, so
 a suite under ``--strict-markers`` collects with the timing plugins blocked.
 
-What is not supported, and named: ``benchmark.weave`` (the cell is skipped, with a
-warning), and pytest-benchmark's own rounds, warm-up and calibration options (bootmark
-chooses its own, for both sides alike). pytest-xdist is turned off: the worker is one
-process.
+``benchmark.weave`` (and the ``benchmark_weave`` fixture) replaces a function for the rest
+of the test; its first call is the cell's timed call, as with pytest-benchmark, without
+aspectlib. pytest-benchmark's own rounds, warm-up and calibration options are accepted and
+unused (bootmark chooses its own, for both sides alike). pytest-xdist is turned off: the
+worker is one process.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import importlib
+import inspect
 import sys
 import traceback
 
@@ -38,10 +42,6 @@ __all__ = ["serve"]
 FIXTURE = "benchmark"
 DEFAULT_TIMEOUT_S = 300.0  # seconds a test's setup and one timed call may take
 EARLY_OUTPUT_CHARS = 20_000  # of pytest's output before its run-test loop, kept for the parent
-
-
-class _Unsupported(Exception):
-    """A pytest-benchmark feature bootmark does not run."""
 
 
 class _Target:
@@ -96,8 +96,9 @@ class _Fixture:
     """What a test gets as ``benchmark``: pytest-benchmark's calling conventions, answered
     by the gate's worker."""
 
-    def __init__(self, session, nodeid):
+    def __init__(self, session, nodeid, finalizers):
         self._session, self.name, self.fullname = session, nodeid.rsplit("::", 1)[-1], nodeid
+        self._finalizers = finalizers
         self.extra_info, self.group, self.disabled = {}, None, False
         self.stats = None
 
@@ -114,10 +115,66 @@ class _Fixture:
         _check_pedantic_counts(setup, rounds, warmup_rounds, iterations)
         return self._session.serve_target(_Target(target, args, kwargs, setup, teardown))
 
-    def weave(self, *args, **kwargs):
-        why = "benchmark.weave (aspect-based timing) is not run by bootmark gate"
-        self._session.unsupported = why
-        raise _Unsupported(why)
+    def weave(self, target, **options):
+        """pytest-benchmark's aspect form: ``target`` (a function, a method given as
+        ``Class.method``, a bound method, or its dotted name ``"package.module.function"``)
+        is replaced, for the rest of the test, by a wrapper whose first call is the cell's
+        timed call, with that call's arguments (as pytest-benchmark's fixture, whose
+        ``weave`` hands every call to ``benchmark(...)``). The original is put back when the
+        test ends. ``options`` (aspectlib's, such as ``lazy=True``) are accepted and unused:
+        the gate needs no aspectlib."""
+        del options
+        owner, name = _owner_of(target)
+        raw = inspect.getattr_static(owner, name)
+        kind = type(raw) if isinstance(raw, (staticmethod, classmethod)) else None
+        original = raw.__func__ if kind is not None else raw
+        session = self._session
+
+        @functools.wraps(original)
+        def woven(*args, **kwargs):
+            if session.served:  # a later call: the cell was timed on the first
+                return original(*args, **kwargs)
+            return session.serve_target(_Target(original, args, kwargs))
+
+        setattr(owner, name, kind(woven) if kind is not None else woven)
+        self._finalizers(lambda: setattr(owner, name, raw))
+
+    patch = weave  # pytest-benchmark's other name for it
+
+
+def _owner_of(target):
+    """The object that holds ``target`` as an attribute, and the attribute's name."""
+    if isinstance(target, str):
+        module_name, _, attribute = target.replace(":", ".").rpartition(".")
+        if not module_name:
+            raise ValueError(f"benchmark.weave: {target!r} names no module (write 'package.module.function')")
+        path = []
+        while module_name:
+            try:
+                owner = importlib.import_module(module_name)
+                break
+            except ImportError:
+                module_name, _, part = module_name.rpartition(".")
+                path.insert(0, part)
+        else:
+            raise ValueError(f"benchmark.weave: no module of {target!r} could be imported")
+        for part in path:
+            owner = getattr(owner, part)
+        return owner, attribute
+    if inspect.ismethod(target):
+        return target.__self__, target.__name__
+    qualified = getattr(target, "__qualname__", "")
+    module = sys.modules.get(getattr(target, "__module__", None) or "")
+    if module is None or not qualified or "<locals>" in qualified:
+        raise ValueError(
+            f"benchmark.weave: {target!r} is not reachable from its module (a function defined in a test "
+            "cannot be woven: call benchmark(function, ...) instead)"
+        )
+    owner = module
+    *path, name = qualified.split(".")
+    for part in path:
+        owner = getattr(owner, part)
+    return owner, name
 
 
 # The plugins that own a ``benchmark`` fixture: blocked (pytest-benchmark refuses a fixture
@@ -134,7 +191,7 @@ class _Session:
         self.config, self.channel, self.problems, self.hello = config, channel, problems, hello
         self.versions, self.time_calls = versions, time_calls
         self.reports = []
-        self.served, self.unsupported = False, None
+        self.served = False
         self.whole_tests, self.current = set(), None
 
     # -- pytest hooks -------------------------------------------------------------------
@@ -220,7 +277,7 @@ class _Session:
         return True
 
     def _run(self, item):
-        self.reports, self.served, self.unsupported, self.current = [], False, None, item.nodeid
+        self.reports, self.served, self.current = [], False, item.nodeid
         if hasattr(item, "_initrequest"):  # a fresh fixture request, as a re-run needs
             item._initrequest()
         item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
@@ -228,9 +285,7 @@ class _Session:
             return
         skipped = [report for report in self.reports if report.skipped]
         failed = [report for report in self.reports if report.failed]
-        if self.unsupported:
-            self.channel.reply({"skip": self.unsupported, "unsupported": True})
-        elif failed:
+        if failed:
             self.channel.reply({"error": failed[0].longreprtext or f"{item.nodeid} failed"})
         elif skipped:
             self.channel.reply({"skip": _skip_reason(skipped[0])})
@@ -267,15 +322,17 @@ def _fixture_provider(session):
     class FixtureProvider:
         @pytest.fixture(name=FIXTURE)
         def benchmark(self, request):
-            return _Fixture(session, request.node.nodeid)
+            return _Fixture(session, request.node.nodeid, request.addfinalizer)
+
+        @pytest.fixture(name=f"{FIXTURE}_weave")
+        def benchmark_weave(self, benchmark):
+            return benchmark.weave
 
     return FixtureProvider()
 
 
 def _timing_plugins():
     """The installed modules of :data:`TIMING_PLUGINS`."""
-    import importlib  # late: only for pytest suites
-
     found = []
     for _, name in TIMING_PLUGINS:
         try:

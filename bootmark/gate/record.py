@@ -32,7 +32,7 @@ from bootmark.gate.headtohead import Group, Matchup, groups_of, measure_group
 from bootmark.gate.report import checkout_provenance
 from bootmark.gate.run import discovery_problems, no_cells_message, say_pytest_output
 from bootmark.gate.sides import CURRENT, Side, SideError, current_side
-from bootmark.gate.suite import Cell, SuiteWorker, WorkerFailure, select_cells
+from bootmark.gate.suite import VALUE_KINDS, Cell, SuiteWorker, WorkerFailure, list_suite, select_cells
 from bootmark.gate.verdicts import ProjectRecord
 
 __all__ = ["CellRecord", "RecordError", "RecordSettings", "SuiteRecord", "record_body", "run_record", "write_record"]
@@ -285,7 +285,7 @@ class _Recorder:
         each, calls per sample, and whether the median settled."""
         number = self.number_for(cell)
         timeout = (cell.benchmark.timeout + 1) * number + 60
-        for _ in range(self.settings.warmups):
+        for _ in range(cell.benchmark.warmup_samples(self.settings.warmups, self.settings.sample_target_s)):
             self.request(self.worker, "time", timeout, number=number)
         samples: list[float] = []
         controls: list[float] = []
@@ -305,10 +305,10 @@ class _Recorder:
     def values(self, cell: Cell) -> list[float]:
         """Samples of a track cell (its value) or a peakmem cell (bytes, a fresh process each)."""
         found = []
-        if cell.benchmark.kind == "track":
+        if cell.benchmark.kind in VALUE_KINDS:
             self.prepare(self.worker, cell)
         for _ in range(self.settings.memory_samples):
-            if cell.benchmark.kind == "track":
+            if cell.benchmark.kind in VALUE_KINDS:
                 found.append(float(self.request(self.worker, "track", cell.benchmark.timeout + 60)["value"]))
             else:
                 with self.make_worker([cell.benchmark.module]) as fresh:
@@ -388,8 +388,7 @@ def run_record(
             )
 
         try:
-            with make_worker(None) as worker:  # the whole suite, once
-                found = worker.suite
+            found = list_suite(make_worker, config, patterns, say)  # what --bench can select from
         except WorkerFailure as error:
             raise RecordError(f"the benchmark suite cannot be loaded: {error}") from None
         problems, warnings = discovery_problems(found, config, patterns)

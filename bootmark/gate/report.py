@@ -101,13 +101,14 @@ def ratio_text(cell: CellVerdict) -> str:
 
 
 def _row(cell: CellVerdict) -> str:
+    name = f"`{cell.label}`" + (f" ({cell.pretty_name})" if cell.pretty_name else "")
     if cell.ratio is None:
         why = f" ({cell.note})" if cell.status == "undecided" and cell.note else ""
-        return f"| `{cell.label}` | {cell.kind} | | | | x{cell.tolerance:g} | {cell.status}{why} |"
+        return f"| {name} | {cell.kind} | | | | x{cell.tolerance:g} | {cell.status}{why} |"
     # both values from one round, the round at the median ratio, so they agree with it
     before, after = (value_text(amount, cell.unit) for amount in cell.median_round())
     ratio = ratio_text(cell)
-    return f"| `{cell.label}` | {cell.kind} | {before} | {after} | {ratio} | x{cell.tolerance:g} | {cell.status} |"
+    return f"| {name} | {cell.kind} | {before} | {after} | {ratio} | x{cell.tolerance:g} | {cell.status} |"
 
 
 TABLE_HEAD = (

@@ -46,7 +46,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 
@@ -56,7 +56,7 @@ from bootmark.core import cpus, receipts, timing, workspace
 from bootmark.core.processes import last_line
 from bootmark.gate.config import GateConfig, SuiteError
 from bootmark.gate.sides import BASELINE, CURRENT, Side, SideError, prepare_sides
-from bootmark.gate.suite import Cell, Suite, SuiteWorker, WorkerFailure, select_cells
+from bootmark.gate.suite import VALUE_KINDS, Cell, Suite, SuiteWorker, WorkerFailure, list_suite, select_cells
 from bootmark.gate.verdicts import CellVerdict, GateError, GateSettings, GateVerdict, Interval, ProjectRecord
 
 __all__ = [
@@ -223,7 +223,9 @@ class _Measurement:
             wanted = math.ceil(self.settings.sample_target_s / max(min(first.values()), 1e-9))
             samples.number = cell.benchmark.number or min(max(wanted, 1), 1_000_000)
         shares = []
-        for _ in range(max(self.settings.warmups, 1)):  # one at least: the pinning decision reads it
+        # one at least: the pinning decision reads it; more when asv's warmup_time asks
+        warmups = cell.benchmark.warmup_samples(max(self.settings.warmups, 1), self.settings.sample_target_s)
+        for _ in range(warmups):
             for label in SIDES:
                 self._sample(label, cell, "time", samples.number, shares)
         shared = self.pair.shared_cpu()
@@ -241,7 +243,7 @@ class _Measurement:
         """``pairs`` interleaved samples of a track cell (the value) or a peakmem cell (bytes,
         each from a fresh process, as asv measures it)."""
         values = {BASELINE: [], CURRENT: []}
-        if cell.benchmark.kind == "track":
+        if cell.benchmark.kind in VALUE_KINDS:
             if not self._prepare(cell):
                 return [], []
             self._probe(cell, "track")
@@ -446,7 +448,13 @@ def _measure(
     for cell in cells:
         tolerance = config.tolerance_for(cell.benchmark.name)
         unit = {"time": "s", "peakmem": "bytes"}.get(cell.benchmark.kind, cell.benchmark.unit or "value")
-        common = {"label": cell.label, "kind": cell.benchmark.kind, "tolerance": tolerance, "unit": unit}
+        common = {
+            "label": cell.label,
+            "kind": cell.benchmark.kind,
+            "tolerance": tolerance,
+            "unit": unit,
+            "pretty_name": cell.benchmark.pretty_name,
+        }
         if cell.label in measurement.failed:
             status, note = measurement.failed[cell.label]
             verdicts[cell.label] = CellVerdict(status=status, note=note, **common)
@@ -504,7 +512,7 @@ def no_cells_message(suite: Suite, config: GateConfig, patterns: Sequence[str], 
         f"no benchmark to {verb} in {config.benchmark_dir}"
         + (f" matching {', '.join(patterns)}" if patterns else "")
         + (
-            " (asv names: time_*, peakmem_*, track_* functions and methods"
+            " (asv names: time_*, peakmem_*, track_*, mem_* functions and methods"
             if config.framework == "asv"
             else " (pytest tests that use the benchmark fixture or carry @pytest.mark.benchmark"
         )
@@ -568,10 +576,13 @@ def error_line(error: str) -> str:
     return re.sub(r"^E\s+", "", last_line(error))
 
 
-def discovery_problems(suite: Suite, config: GateConfig, patterns: Sequence[str]) -> tuple[list, list]:
+def discovery_problems(
+    suite: Suite, config: GateConfig, patterns: Sequence[str], broken_before: Collection[str] = ()
+) -> tuple[list, list]:
     """What the discovery worker found wrong: a module that fails to import stops the gate
-    only when the whole suite is gated (with ``--bench``, it only warns: its benchmarks
-    cannot have been selected).
+    only when the whole suite is gated and the baseline imports it (with ``--bench``, it
+    only warns: its benchmarks cannot have been selected); one that fails on the baseline
+    too was broken before this change, and only warns.
 
     Parameters
     ----------
@@ -580,6 +591,8 @@ def discovery_problems(suite: Suite, config: GateConfig, patterns: Sequence[str]
     config : GateConfig
     patterns : sequence of str
         The ``--bench`` patterns (empty: the whole suite).
+    broken_before : collection of str, optional
+        The modules of ``suite.import_errors`` that fail to import on the baseline too.
 
     Returns
     -------
@@ -588,11 +601,30 @@ def discovery_problems(suite: Suite, config: GateConfig, patterns: Sequence[str]
     """
     problems, warnings = [], []
     for module, error in suite.import_errors.items():
+        if module in broken_before:
+            warnings.append(
+                f"benchmark module {module} fails to import on both sides, so it was broken before this change "
+                f"and is not gated: {error_line(error)}"
+            )
+            continue
         message = f"benchmark module {module} fails to import on the current side: {error_line(error)} "
         (warnings if patterns else problems).append(message + folder_hint(config))
     for item in suite.ignored:
         warnings.append(f"{item['benchmark']} is not gated: {item['why']}")
     return problems, warnings
+
+
+def _broken_before(discovery: _Pair, found: Suite) -> set[str]:
+    """The modules that fail to import on the current side and on the baseline too (a
+    baseline worker loads only them): broken before this change, not by it."""
+    failing = [module for module in found.import_errors if not module.startswith("(")]  # "(pytest)": no module
+    if not failing:
+        return set()
+    try:
+        with discovery.worker(BASELINE, failing) as baseline:
+            return set(failing) & set(baseline.suite.import_errors)
+    except WorkerFailure:  # the baseline cannot even list them: nothing is cleared
+        return set()
 
 
 def _side_problems(suites, sides, config, cells, patterns) -> tuple[list, list]:
@@ -715,12 +747,11 @@ def run_gate(
         pycache = stack.enter_context(tempfile.TemporaryDirectory(prefix="bootmark-gate-pycache-"))
         say(f"benchmarks: {config.benchmark_dir} ({config.framework} suite; {config.found_by})")
         discovery = _Pair(sides, config, None, pycache)
-        try:
-            with discovery.worker(CURRENT) as worker:  # the whole suite, once
-                found = worker.suite
+        try:  # the suite, once: what --bench can select from, else the whole of it
+            found = list_suite(lambda select: discovery.worker(CURRENT, select), config, patterns, say)
         except WorkerFailure as error:
             raise GateError(f"the benchmark suite cannot be loaded: {error}") from None
-        problems, warnings = discovery_problems(found, config, patterns)
+        problems, warnings = discovery_problems(found, config, patterns, _broken_before(discovery, found))
         cells = select_cells(found.benchmarks, patterns, config)
         if not cells:
             say_pytest_output(found, say)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import os
 import re
 import tempfile
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 
 from bootmark.core.processes import LineProcess
 from bootmark.gate.config import GateConfig, SuiteError
+from bootmark.gate.worker import module_names
 
 __all__ = [
     "Benchmark",
@@ -24,6 +26,10 @@ __all__ = [
     "Suite",
     "SuiteWorker",
     "WorkerFailure",
+    "list_suite",
+    "listing_selection",
+    "literal_start",
+    "modules_to_list",
     "select_cells",
 ]
 
@@ -33,6 +39,10 @@ START_TIMEOUT_S = 600.0  # importing a suite can compile (Numba) for minutes; a 
 
 class WorkerFailure(RuntimeError):
     """A worker stopped or gave no reply in time; the message carries its stderr's tail."""
+
+
+MAX_WARMUP_SAMPLES = 200  # a warmup_time hint costs at most this many samples per side
+VALUE_KINDS = frozenset({"track", "mem"})  # a call returns the value compared (asv's track_*, mem_*)
 
 
 @dataclass(frozen=True)
@@ -47,7 +57,8 @@ class Benchmark:
         What a worker loads for it: the asv module (dotted, relative to the benchmark
         folder) or the pytest node id.
     kind : str
-        ``time``, ``peakmem`` or ``track``.
+        ``time``, ``peakmem``, ``track`` or ``mem`` (:data:`VALUE_KINDS` compare what a
+        call returns: a track's value, or a ``mem_*`` object's size in bytes).
     param_names : tuple of str
     params : tuple of tuple of str
         The parameter values' reprs, per parameter.
@@ -56,7 +67,12 @@ class Benchmark:
     timeout : float
         Seconds one call may take before the worker is stopped.
     unit : str or None
-        A track's unit.
+        A track's unit (``bytes`` for a ``mem_*`` benchmark).
+    pretty_name : str or None
+        asv's ``pretty_name``, shown beside the name in the report.
+    warmup_s : float or None
+        asv's ``warmup_time``: seconds of calls to discard before timing, on each side (the
+        gate's own warm-up samples count towards it).
     """
 
     name: str
@@ -67,6 +83,8 @@ class Benchmark:
     timeout: float
     unit: str | None = None
     module: str = ""
+    pretty_name: str | None = None
+    warmup_s: float | None = None
 
     @classmethod
     def from_json(cls, data: Mapping) -> Benchmark:
@@ -81,7 +99,16 @@ class Benchmark:
             timeout=float(data["timeout"]),
             unit=data.get("unit") if isinstance(data.get("unit"), str) else None,
             module=data.get("module") or data["name"],
+            pretty_name=data.get("pretty_name") if isinstance(data.get("pretty_name"), str) else None,
+            warmup_s=float(data["warmup_time"]) if isinstance(data.get("warmup_time"), (int, float)) else None,
         )
+
+    def warmup_samples(self, least: int, sample_s: float) -> int:
+        """Warm-up samples to discard before timing: ``least``, or as many samples of about
+        ``sample_s`` seconds as cover ``warmup_s`` (at most :data:`MAX_WARMUP_SAMPLES`)."""
+        if not self.warmup_s:
+            return least
+        return max(least, min(math.ceil(self.warmup_s / max(sample_s, 1e-9)), MAX_WARMUP_SAMPLES))
 
     def cells(self) -> list[Cell]:
         """One cell per parameter combination, in asv's order."""
@@ -323,3 +350,189 @@ def select_cells(benchmarks: Sequence[Benchmark], patterns: Sequence[str], confi
             continue
         cells.extend(cell for cell in benchmark.cells() if not compiled or any(p.search(cell.label) for p in compiled))
     return cells
+
+
+_REGEX_SYNTAX = frozenset(".^$*+?{}[]|()")
+_MAY_BE_ABSENT = frozenset("*?{+")  # after a character: it may be missing, or repeat
+
+
+def _alternates(pattern: str) -> bool:
+    """Whether ``pattern`` has a ``|`` outside every group and character set."""
+    depth, in_set, index = 0, False, 0
+    while index < len(pattern):
+        character = pattern[index]
+        if character == "\\":
+            index += 2
+            continue
+        if in_set:
+            in_set = character != "]"
+        elif character == "[":
+            in_set = True
+        elif character in "()":
+            depth += 1 if character == "(" else -1
+        elif character == "|" and depth == 0:
+            return True
+        index += 1
+    return False
+
+
+def literal_start(pattern: str) -> str | None:
+    r"""The text every match of ``pattern`` starts with, when the pattern is anchored at the
+    start of a name (``^``) and has no alternation; None otherwise (a pattern searched
+    anywhere in a name can match in any module).
+
+    Examples
+    --------
+    >>> from bootmark.gate.suite import literal_start
+    >>> literal_start(r"^bench_io\.Read\.time_(csv|json)")
+    'bench_io.Read.time_'
+    >>> literal_start(r"^benchmarks/test_io\.py::") , literal_start("time_sort"), literal_start("^a|b")
+    ('benchmarks/test_io.py::', None, None)
+    >>> literal_start(r"^solvers?\.lu")
+    'solver'
+    """
+    if _alternates(pattern) or not pattern.startswith("^"):
+        return None
+    rest, start, index = pattern[1:], [], 0
+    while index < len(rest):
+        character, step = rest[index], 1
+        if character == "\\":
+            if index + 1 >= len(rest) or rest[index + 1].isalnum():
+                break  # \d, \w, \b ...: a class or an assertion, not a character
+            character, step = rest[index + 1], 2
+        elif character in _REGEX_SYNTAX:
+            break
+        if index + step < len(rest) and rest[index + step] in _MAY_BE_ABSENT:
+            break
+        start.append(character)
+        index += step
+    return "".join(start)
+
+
+def modules_to_list(
+    modules: Sequence[str], patterns: Sequence[str], separator: str, always: Sequence[str] = ()
+) -> list[str] | None:
+    r"""The modules a listing must import to find every cell ``patterns`` select: those
+    whose cells' names (``module`` + ``separator`` + the rest) can begin as every match of
+    some pattern begins (:func:`literal_start`), and ``always``. None, meaning every module,
+    when there is no pattern or one does not say how its matches begin.
+
+    Parameters
+    ----------
+    modules : sequence of str
+        Every module of the suite: asv's dotted names, or pytest files relative to the root.
+    patterns : sequence of str
+        The ``--bench`` regular expressions.
+    separator : str
+        What follows the module in a cell's name: ``.`` for asv, ``::`` for pytest.
+    always : sequence of str, optional
+        Modules imported whatever the patterns (an asv module that names its benchmarks
+        itself, with ``benchmark_name``).
+
+    Returns
+    -------
+    list of str or None
+
+    Examples
+    --------
+    >>> from bootmark.gate.suite import modules_to_list
+    >>> modules = ["bench_io", "bench_sort", "solvers.lu", "solvers.qr"]
+    >>> modules_to_list(modules, [r"^bench_io\.time_read", r"^solvers\."], ".")
+    ['bench_io', 'solvers.lu', 'solvers.qr']
+    >>> modules_to_list(modules, [r"^bench_io\.", "time_read"], ".") is None
+    True
+    """
+    starts = [literal_start(pattern) for pattern in patterns]
+    if not starts or not all(starts):
+        return None
+    return [
+        module
+        for module in modules
+        if module in always
+        or any((module + separator).startswith(start) or start.startswith(module + separator) for start in starts)
+    ]
+
+
+def listing_selection(config: GateConfig, patterns: Sequence[str]) -> tuple[list[str] | None, str]:
+    """What the listing worker loads so as to find every cell ``patterns`` can select, and
+    a phrase that says so: for asv, the modules :func:`modules_to_list` keeps (a module
+    that sets ``benchmark_name`` is always kept); for pytest, the test file or the folder
+    that every anchored pattern's start names. ``(None, "")``, the whole suite, when a
+    pattern does not say where its matches begin.
+
+    Parameters
+    ----------
+    config : GateConfig
+    patterns : sequence of str
+        The ``--bench`` regular expressions.
+
+    Returns
+    -------
+    (list of str or None, str)
+    """
+    folder = os.path.join(config.root, config.benchmark_dir)
+    if not patterns or not os.path.isdir(folder):
+        return None, ""
+    if config.framework == "asv":
+        modules = module_names(folder)
+        always = [module for module in modules if "benchmark_name" in _module_text(folder, module)]
+        chosen = modules_to_list(modules, patterns, ".", always)
+        if chosen is None or len(chosen) == len(modules):
+            return None, ""
+        return chosen, f"imported {len(chosen)} of the suite's {len(modules)} modules, those --bench can select from"
+    targets = []
+    for start in map(literal_start, patterns):
+        if not start:
+            return None, ""
+        path = start.split("::", 1)[0] if "::" in start else start.rsplit("/", 1)[0] if "/" in start else ""
+        if not path or not os.path.exists(os.path.join(config.root, path)):
+            return None, ""
+        targets.append(path)
+    targets = sorted(set(targets))
+    inside = os.path.normpath(config.benchmark_dir)
+    if any(os.path.normpath(target) == inside or not _within(target, inside) for target in targets):
+        return None, ""
+    return targets, f"collected {', '.join(targets)} only, where --bench can select from"
+
+
+def _within(path, folder):
+    return folder == "." or os.path.normpath(path).startswith(folder.rstrip("/") + "/")
+
+
+def _module_text(folder, dotted):
+    try:
+        with open(os.path.join(folder, *dotted.split(".")) + ".py", encoding="utf-8", errors="replace") as stream:
+            return stream.read()
+    except OSError:
+        return "benchmark_name"  # unreadable: kept, to be safe
+
+
+def list_suite(make_worker, config: GateConfig, patterns: Sequence[str], say) -> Suite:
+    """The suite as a listing worker finds it, loading only what ``patterns`` can select
+    from (:func:`listing_selection`), else the whole suite; the whole suite too when the
+    narrow listing holds no selected cell, so a narrowing can cost time but never a cell.
+
+    Parameters
+    ----------
+    make_worker : callable
+        ``make_worker(select)`` gives a :class:`SuiteWorker` loading ``select`` (None:
+        the whole suite).
+    config : GateConfig
+    patterns : sequence of str
+    say : callable
+        Prints one progress message.
+
+    Returns
+    -------
+    Suite
+    """
+    selection, phrase = listing_selection(config, patterns)
+    if selection is not None:
+        with make_worker(selection) as listing:
+            found = listing.suite
+        if select_cells(found.benchmarks, patterns, config):
+            say(f"listing: {phrase}")
+            return found
+        say("listing: the narrowed listing holds no selected cell; listing the whole suite")
+    with make_worker(None) as listing:
+        return listing.suite

@@ -117,7 +117,7 @@ class CellVerdict:
     label : str
         ``benchmark(params)``, as asv prints it.
     kind : str
-        ``time``, ``peakmem`` or ``track``.
+        ``time``, ``peakmem``, ``track`` or ``mem``.
     status : str
         ``regression`` (slower, confirmed), ``unconfirmed`` (slower once, not again),
         ``improvement`` (faster beyond tolerance, seen twice), ``unconfirmed-improvement``
@@ -140,6 +140,8 @@ class CellVerdict:
         Calls per timed sample.
     note : str
         Why, for broken, new, skipped and budget-cut cells (a failure's whole traceback).
+    pretty_name : str or None
+        The benchmark's asv ``pretty_name``, when it has one (shown beside the label).
     """
 
     label: str
@@ -154,6 +156,7 @@ class CellVerdict:
     decider: Interval | None = None
     number: int | None = None
     note: str = ""
+    pretty_name: str | None = None
 
     def median_round(self) -> tuple[float, float] | None:
         """The baseline and current samples of the round whose ratio is the median (the
@@ -197,6 +200,7 @@ class CellVerdict:
             Interval.from_json(data.get("decider")),
             data["number"],
             data["note"],
+            data.get("pretty_name"),
         )
 
     def to_json(self) -> dict:
@@ -214,7 +218,7 @@ class CellVerdict:
             "decider": self.decider.to_json() if self.decider else None,
             "number": self.number,
             "note": self.note,
-        }
+        } | ({"pretty_name": self.pretty_name} if self.pretty_name is not None else {})
 
 
 @dataclass(frozen=True)

@@ -11,19 +11,27 @@ Discovery follows asv's conventions, so a suite written for asv runs unchanged:
 
 * every module under the benchmark folder, imported as a package named after the folder;
 * module functions and class methods named ``time_*`` (seconds per call), ``peakmem_*``
-  (peak resident memory of a fresh process) and ``track_*`` (the value returned);
+  (peak resident memory of a fresh process), ``track_*`` (the value returned) and
+  ``mem_*`` (the size of the object returned, measured as asv measures it, with
+  ``pympler.asizeof``, which must then be importable in the project's environment);
 * ``params`` and ``param_names`` (one cell per combination), ``setup`` / ``teardown``
   (of the function, class or module), ``setup_cache`` (called once per worker, its value
-  passed first), ``number`` (calls per sample) and ``timeout``, looked up on the
-  function, then its class, then its module;
-* ``NotImplementedError`` raised by ``setup`` skips the cell, as in asv.
+  passed first), ``number`` (calls per sample), ``timeout``, ``warmup_time`` (the least
+  warm-up before timing) and ``skip_params``, looked up on the function, then its class,
+  then its module, as asv looks them up;
+* ``benchmark_name`` (a custom name), ``pretty_name`` (a display name) and
+  ``skip_benchmark`` (asv's decorator: not a benchmark), read off the function;
+* ``NotImplementedError`` raised by ``setup`` skips the cell, as in asv, and so does a
+  combination listed in ``skip_params``.
 
 Features bootmark does not run are reported by name (``unsupported``), never dropped in
-silence: ``timeraw_*`` and ``mem_*`` benchmarks, and a custom ``timer``.
+silence: ``timeraw_*`` benchmarks, ``mem_*`` ones where pympler is missing, and a custom
+``timer``.
 """
 
 from __future__ import annotations
 
+import copy
 import gc
 import importlib
 import importlib.util
@@ -46,11 +54,14 @@ __all__ = [
     "time_calls",
 ]
 
-PREFIXES = ("time_", "peakmem_", "track_")
+PREFIXES = ("time_", "peakmem_", "track_", "mem_")
 UNSUPPORTED_PREFIXES = {
     "timeraw_": "timeraw_* benchmarks (a fresh interpreter per sample) are not run by bootmark gate",
-    "mem_": "mem_* benchmarks (object sizes via pympler) are not run by bootmark gate",
 }
+NO_PYMPLER = (
+    "mem_* benchmarks measure the returned object with pympler.asizeof, as asv does, and pympler is not "
+    "importable in the project's environment: install it there (asv skips these benchmarks without it)"
+)
 UNSUPPORTED_ATTRIBUTES = {
     "timer": "a custom timer is not used: bootmark gate times with time.perf_counter",
 }
@@ -64,6 +75,40 @@ def _attribute(name, *owners, default=None):
         if owner is not None and hasattr(owner, name):
             return getattr(owner, name)
     return default
+
+
+def _positive(value):
+    """``value`` as a float when it is a positive number (asv's ``-1`` means "the default")."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
+
+
+def _asizeof():
+    """pympler's ``asizeof``, with which asv sizes a ``mem_*`` benchmark's object, or None
+    when the project's environment lacks it."""
+    try:
+        from pympler.asizeof import asizeof
+    except Exception:  # not installed, or broken: the mem_* benchmarks are named unsupported
+        return None
+    return asizeof
+
+
+def object_bytes(value) -> int:
+    """The memory ``value`` holds of its own, as asv's ``mem_*`` measures it: the size of
+    ``[value, copy(value)]`` less that of ``[value, value]`` (so memory shared with other
+    objects, such as interned constants, is not counted).
+
+    Parameters
+    ----------
+    value : object
+        What a ``mem_*`` benchmark returned.
+
+    Returns
+    -------
+    int
+        Bytes, by ``pympler.asizeof``.
+    """
+    asizeof = _asizeof()
+    return int(asizeof([value, copy.copy(value)]) - asizeof([value, value]))
 
 
 def _normalized_params(params, param_names):
@@ -144,7 +189,8 @@ def discover(folder: str, only: list[str] | None = None) -> tuple[list[dict], di
     -------
     (list of dict, dict)
         One dict per benchmark (``name``, ``module``, ``kind``, ``param_names``,
-        ``params`` as reprs, ``number``, ``timeout``, ``unit``, and the live objects under keys starting with
+        ``params`` as reprs, ``number``, ``timeout``, ``unit``, ``pretty_name``,
+        ``warmup_time`` (seconds, or None), and the live objects under keys starting with
         ``_``, which :func:`main` strips before replying), sorted by name; and the
         problems: ``import_errors`` (module to traceback) and ``unsupported`` (one
         ``{"benchmark", "feature", "why"}`` per feature not run).
@@ -161,32 +207,44 @@ def discover(folder: str, only: list[str] | None = None) -> tuple[list[dict], di
         for cls, name, function in owners:
             if cls is None and getattr(function, "__module__", None) != module.__name__:
                 continue  # imported into the module, not defined there
-            full = f"{dotted}.{cls.__name__ + '.' if cls else ''}{name}"
+            if getattr(function, "skip_benchmark", False):
+                continue  # asv's @skip_benchmark: not a benchmark
+            custom = getattr(function, "benchmark_name", None)
+            full = custom if isinstance(custom, str) else f"{dotted}.{cls.__name__ + '.' if cls else ''}{name}"
+            kind_name = full.rsplit(".", 1)[-1] if isinstance(custom, str) else name
             for prefix, why in UNSUPPORTED_PREFIXES.items():
-                if name.startswith(prefix):
+                if kind_name.startswith(prefix):
                     unsupported.append({"benchmark": full, "feature": prefix + "*", "why": why})
-            if not name.startswith(PREFIXES):
+            if not kind_name.startswith(PREFIXES):
                 continue
             for attribute, why in UNSUPPORTED_ATTRIBUTES.items():
                 if _attribute(attribute, function, cls) is not None:
                     unsupported.append({"benchmark": full, "feature": attribute, "why": why})
+            kind = kind_name.split("_", 1)[0]
+            if kind == "mem" and _asizeof() is None:
+                unsupported.append({"benchmark": full, "feature": "mem_*", "why": NO_PYMPLER})
             params, names = _normalized_params(
-                _attribute("params", function, cls, default=[]), _attribute("param_names", function, cls)
+                _attribute("params", function, cls, module, default=[]),
+                _attribute("param_names", function, cls, module),
             )
+            pretty = getattr(function, "pretty_name", None)  # asv reads it off the function only
             benchmarks.append(
                 {
                     "name": full,
                     "module": dotted,
-                    "kind": name.split("_", 1)[0],
+                    "kind": kind,
                     "param_names": names,
                     "params": [[repr(value) for value in values] for values in params],
                     "number": _attribute("number", function, cls),
                     "timeout": float(_attribute("timeout", function, cls, module, default=DEFAULT_TIMEOUT_S)),
-                    "unit": _attribute("unit", function, cls),
+                    "unit": "bytes" if kind == "mem" else _attribute("unit", function, cls),
+                    "pretty_name": pretty if isinstance(pretty, str) else None,
+                    "warmup_time": _positive(_attribute("warmup_time", function, cls, module)),
                     "_cls": cls,
                     "_function": function,
                     "_module": module,
                     "_values": params,
+                    "_skip": [tuple(values) for values in _attribute("skip_params", function, cls, module, default=[])],
                 }
             )
     benchmarks.sort(key=lambda benchmark: benchmark["name"])
@@ -222,6 +280,10 @@ def _public(benchmark):
     return {key: value for key, value in benchmark.items() if not key.startswith("_")}
 
 
+class _SkippedCombination(NotImplementedError):
+    """A parameter combination the benchmark's ``skip_params`` lists."""
+
+
 class _Prepared:
     """One asv cell, set up: its bound call and its teardown."""
 
@@ -229,6 +291,9 @@ class _Prepared:
         cls, module = benchmark["_cls"], benchmark["_module"]
         combinations = list(itertools.product(*benchmark["_values"])) if benchmark["_values"] else [()]
         arguments = list(combinations[index])
+        if tuple(arguments) in benchmark["_skip"]:
+            raise _SkippedCombination("skip_params lists this combination")
+        self.measure = object_bytes if benchmark["kind"] == "mem" else None
         instance = cls() if cls is not None else None
         setup_cache = _attribute("setup_cache", instance if cls is not None else benchmark["_function"], module)
         if setup_cache is not None:
@@ -248,7 +313,8 @@ class _Prepared:
         self.function = function
 
     def call(self):
-        return self.function(*self.arguments)
+        value = self.function(*self.arguments)
+        return self.measure(value) if self.measure is not None else value
 
     def timed(self, number):
         return time_calls(self.call, number)
@@ -426,8 +492,9 @@ def _serve_asv(config, channel, problems, hello):
                 raise ValueError(f"unknown request {request['op']!r}")
             prepared = _Prepared(benchmarks[request["name"]], request["index"], caches)
             channel.reply({"ok": True})
-        except NotImplementedError:
-            channel.reply({"skip": "setup raised NotImplementedError (asv's way to skip a cell)"})
+        except NotImplementedError as error:
+            why = str(error) if isinstance(error, _SkippedCombination) else "setup raised NotImplementedError"
+            channel.reply({"skip": f"{why} (asv's way to skip a cell)"})
         except Exception:  # the benchmark's own failure, sent back whole
             channel.reply({"error": failure_text()})
     if prepared is not None:

@@ -1,0 +1,320 @@
+"""``bootmark gate``, installed from the wheel, on suites written the way their frameworks'
+own documentation writes them: asv's benchmark attributes and kinds beyond ``time_*``, and
+every calling form of pytest-benchmark's fixture its documentation shows.
+
+Known answers come from construction, as in tests/test_gate.py: the slow-down commit makes
+``demo.work`` do 1.5x the work (and ``demo.WORK`` items 1.5x as many), so every cell that
+runs it, or sizes a list of that length, must be a regression and be named; every other cell
+must not be. The gate runs from the wheel's console script, its workers on this test
+environment's interpreter (``--python``), which holds pytest and pympler as a project's
+would.
+"""
+
+import json
+import sys
+
+from test_gate import PACKAGE, commit
+from wheel_fixture import git_repository, run_in
+
+ASV_SUITE = """
+from asv_runner.benchmarks.mark import skip_benchmark, skip_for_params
+
+import demo
+
+
+def time_work():
+    demo.work()
+
+
+time_work.pretty_name = "the whole loop"
+
+
+def mem_items():
+    return list(range(demo.WORK))
+
+
+def time_other():
+    demo.other()
+
+
+time_other.benchmark_name = "renamed.time_other_by_its_author"
+
+
+@skip_benchmark
+def time_never():
+    raise RuntimeError("asv's skip_benchmark keeps this function out of the suite")
+
+
+class Sizes:
+    params = [1, 2, 3]
+    param_names = ["k"]
+
+    @skip_for_params([(2,)])
+    def time_k(self, k):
+        demo.other()
+"""
+
+# asv looks params up on the function, its class, then its module: one list for the module.
+MODULE_PARAMS_SUITE = """
+params = [100, 200]
+param_names = ["n"]
+
+
+def time_sum(n):
+    sum(range(n))
+"""
+
+# The examples of pytest-benchmark's usage documentation, on demo's functions.
+PYTEST_SUITE = """
+import time
+
+import pytest
+
+import demo
+
+
+class Foo:
+    def internal(self, n=None):
+        return demo.work(n)
+
+    def run(self):
+        return self.internal()
+
+
+def test_my_stuff(benchmark):
+    result = benchmark(demo.work)
+    assert result > 0
+
+
+def test_my_stuff_with_arguments(benchmark):
+    benchmark(demo.work, None)
+
+
+def test_as_a_decorator(benchmark):
+    @benchmark
+    def result():
+        return demo.work()
+
+    assert result > 0
+
+
+@pytest.mark.benchmark(
+    group="group-name", min_time=0.1, max_time=0.5, min_rounds=5, timer=time.time, disable_gc=True, warmup=False
+)
+def test_marker_options(benchmark):
+    benchmark(demo.work)
+
+
+def test_extra_info_and_group(benchmark):
+    benchmark.extra_info["foo"] = "bar"
+    benchmark.group = "extras"
+    benchmark(demo.work)
+
+
+def test_pedantic_arguments(benchmark):
+    benchmark.pedantic(demo.work, args=(None,), kwargs={}, iterations=10, rounds=100)
+
+
+def test_pedantic_setup(benchmark):
+    def setup():
+        return (None,), {}
+
+    benchmark.pedantic(demo.work, setup=setup, rounds=100, warmup_rounds=3)
+
+
+def test_weave_a_method(benchmark):
+    benchmark.weave(Foo.internal, lazy=True)
+    assert Foo().run() > 0
+
+
+def test_benchmark_weave_fixture(benchmark_weave):
+    benchmark_weave(demo.work, lazy=True)
+    assert Foo().run() > 0
+
+
+def test_patch_by_name(benchmark):
+    benchmark.patch("demo.work")
+    assert Foo().run() > 0
+
+
+def test_unchanged_code(benchmark):
+    benchmark(demo.other)
+"""
+
+
+def _project(root, suite_files):
+    (root / "demo").mkdir(parents=True)
+    (root / "demo" / "__init__.py").write_text(PACKAGE)
+    (root / "benchmarks").mkdir()
+    for name, text in suite_files.items():
+        (root / "benchmarks" / name).write_text(text)
+    (root / "pyproject.toml").write_text('[project]\nname = "demo"\nversion = "0.1"\n')
+    git_repository(root, "A")
+    package = root / "demo" / "__init__.py"
+    package.write_text(package.read_text().replace("WORK = 6000", "WORK = 9000"))
+    commit(root, "B: work() does 1.5x the work")
+    return root
+
+
+def _gate(site_wheel, root, *arguments):
+    """The gate's JSON verdict on ``root``'s last commit against the one before."""
+    script, environment = site_wheel
+    completed = run_in(
+        [str(script), "gate", "--no-progress", "--no-receipt", "--format", "json", "--baseline", "HEAD~1"]
+        + ["--python", sys.executable, *arguments],
+        environment,
+        root,
+    )
+    assert completed.returncode in (0, 1, 2), completed.stderr
+    return completed, json.loads(completed.stdout) if completed.stdout.strip() else None
+
+
+def test_asv_kinds_and_attributes_are_read_as_asv_reads_them(tmp_path, site_wheel):
+    root = _project(
+        tmp_path / "project",
+        {"__init__.py": "", "bench_asv.py": ASV_SUITE, "bench_module_params.py": MODULE_PARAMS_SUITE},
+    )
+    completed, body = _gate(site_wheel, root)
+    assert completed.returncode == 1, completed.stdout + completed.stderr
+    cells = {cell["label"]: cell for cell in body["cells"]}
+    assert {label: cell["status"] for label, cell in cells.items() if cell["status"] == "regression"} == {
+        "bench_asv.time_work": "regression",
+        "bench_asv.mem_items": "regression",
+    }
+    # mem_*: pympler's size of the list, as asv measures it: 1.5x the items, 1.5x the bytes
+    mem = cells["bench_asv.mem_items"]
+    assert (mem["kind"], mem["unit"]) == ("mem", "bytes")
+    assert 1.45 < mem["ratio"]["median"] < 1.55, mem["ratio"]
+    assert cells["bench_asv.time_work"]["pretty_name"] == "the whole loop"
+    assert cells["renamed.time_other_by_its_author"]["status"] == "same"
+    assert cells["bench_asv.Sizes.time_k(2)"]["status"] == "skipped"
+    assert "skip_params" in cells["bench_asv.Sizes.time_k(2)"]["note"]
+    assert {cells[f"bench_asv.Sizes.time_k({k})"]["status"] for k in (1, 3)} == {"same"}
+    assert not [label for label in cells if "time_never" in label]
+    assert {cells[f"bench_module_params.time_sum({n})"]["status"] for n in (100, 200)} == {"same"}
+
+
+def test_every_form_of_pytest_benchmarks_documentation_gates(tmp_path, site_wheel):
+    root = _project(tmp_path / "project", {"test_documented.py": PYTEST_SUITE})
+    completed, body = _gate(site_wheel, root)
+    assert completed.returncode == 1, completed.stdout + completed.stderr
+    statuses = {cell["label"].rsplit("::", 1)[1]: cell["status"] for cell in body["cells"]}
+    assert statuses.pop("test_unchanged_code") == "same"
+    assert statuses == dict.fromkeys(statuses, "regression"), statuses
+    assert sorted(statuses) == [
+        "test_as_a_decorator",
+        "test_benchmark_weave_fixture",
+        "test_extra_info_and_group",
+        "test_marker_options",
+        "test_my_stuff",
+        "test_my_stuff_with_arguments",
+        "test_patch_by_name",
+        "test_pedantic_arguments",
+        "test_pedantic_setup",
+        "test_weave_a_method",
+    ]
+
+
+def test_asvs_warmup_time_is_a_least_warm_up_on_each_side(tmp_path):
+    from bootmark.gate import worker
+    from bootmark.gate.suite import MAX_WARMUP_SAMPLES, Benchmark
+
+    folder = tmp_path / "bench"
+    folder.mkdir()
+    (folder / "bench_warm.py").write_text(
+        "warmup_time = 0.25\n\n\ndef time_a():\n    pass\n\n\ndef time_b():\n    pass\n\n\n"
+        "time_b.warmup_time = -1  # asv's 'the default'\n\n\nclass Slow:\n    warmup_time = 60\n\n"
+        "    def time_c(self):\n        pass\n"
+    )
+    found, problems = worker.discover(str(folder))
+    assert not problems["import_errors"]
+    benchmarks = {entry["name"]: Benchmark.from_json(worker._public(entry)) for entry in found}
+    # module 0.25 s over samples of 0.02 s: 13; -1 on the function wins and means none; a
+    # class's 60 s is capped
+    assert benchmarks["bench_warm.time_a"].warmup_samples(2, 0.02) == 13
+    assert benchmarks["bench_warm.time_b"].warmup_samples(2, 0.02) == 2
+    assert benchmarks["bench_warm.Slow.time_c"].warmup_samples(2, 0.02) == MAX_WARMUP_SAMPLES
+
+
+def _asv_project(root, modules):
+    (root / "demo").mkdir(parents=True)
+    (root / "demo" / "__init__.py").write_text(PACKAGE + "\n\ndef helper():\n    return 1\n")
+    (root / "benchmarks").mkdir()
+    (root / "benchmarks" / "__init__.py").write_text("")
+    for name, text in modules.items():
+        (root / "benchmarks" / f"{name}.py").write_text(text)
+    (root / "pyproject.toml").write_text('[project]\nname = "demo"\nversion = "0.1"\n')
+    git_repository(root, "A")
+    return root
+
+
+def test_a_module_broken_before_this_change_warns_and_one_it_broke_stops_the_gate(tmp_path, site_wheel):
+    root = _asv_project(
+        tmp_path / "project",
+        {
+            "bench_ok": "import demo\n\n\ndef time_work():\n    demo.work()\n",
+            "bench_old": "import a_module_no_one_installed\n\n\ndef time_x():\n    pass\n",
+            "bench_helper": "from demo import helper\n\n\ndef time_helper():\n    helper()\n",
+        },
+    )
+    (root / "README.md").write_text("# demo\n")
+    commit(root, "B: README only")
+    completed, body = _gate(site_wheel, root)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert [line.split(":", 1)[0] for line in body["warnings"]] == [
+        "benchmark module bench_old fails to import on both sides, so it was broken before this change and is not gated"
+    ]
+    assert body["problems"] == []
+    package = root / "demo" / "__init__.py"
+    package.write_text(package.read_text().replace("def helper():", "def renamed_helper():"))
+    commit(root, "C: helper renamed, which breaks bench_helper")
+    completed, body = _gate(site_wheel, root)
+    assert completed.returncode == 2, completed.stdout + completed.stderr
+    assert [line.split(":", 1)[0] for line in body["problems"]] == [
+        "benchmark module bench_helper fails to import on the current side"
+    ]
+    assert "ImportError" in body["problems"][0]
+    assert "bench_old fails to import on both sides" in body["warnings"][0]
+
+
+def test_listing_imports_only_the_modules_an_anchored_pattern_names(tmp_path, site_wheel):
+    record = (  # each module, when imported, adds its name to imported.txt at the project's root
+        "import pathlib\n\n"
+        "pathlib.Path(__file__).parent.parent.joinpath('imported.txt').open('a').write(__name__ + '\\n')\n"
+    )
+    root = _asv_project(
+        tmp_path / "project",
+        {
+            name: record + "\nimport demo\n\n\ndef time_work():\n    demo.work()\n"
+            for name in ("bench_a", "bench_b", "bench_c")
+        },
+    )
+    (root / ".gitignore").write_text("imported.txt\n")
+    (root / "README.md").write_text("# demo\n")
+    commit(root, "B: README only")
+    completed, body = _gate(site_wheel, root, "--bench", r"^bench_b\.time_")
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "listing: imported 1 of the suite's 3 modules" in completed.stderr
+    assert set((root / "imported.txt").read_text().split()) == {"benchmarks.bench_b"}
+    assert [cell["label"] for cell in body["cells"]] == ["bench_b.time_work"]
+
+
+def test_the_listing_is_narrowed_only_where_a_pattern_says_where_its_matches_begin(tmp_path):
+    from bootmark.gate.config import load_config
+    from bootmark.gate.suite import listing_selection
+
+    for name in ("bench_a", "bench_b", "named"):
+        (tmp_path / "benchmarks").mkdir(exist_ok=True)
+        (tmp_path / "benchmarks" / f"{name}.py").write_text("def time_x():\n    pass\n")
+    (tmp_path / "benchmarks" / "named.py").write_text("def f():\n    pass\n\n\nf.benchmark_name = 'bench_a.time_y'\n")
+    (tmp_path / "tests" / "perf").mkdir(parents=True)
+    (tmp_path / "tests" / "perf" / "test_speed.py").write_text("def test_x(benchmark):\n    benchmark(int)\n")
+    asv = load_config(str(tmp_path), benchmarks="benchmarks", framework="asv")
+    # a module that names its own benchmarks is always listed: its names can be anything
+    assert listing_selection(asv, [r"^bench_a\."])[0] == ["bench_a", "named"]
+    assert listing_selection(asv, ["bench_a"])[0] is None  # searched anywhere: every module
+    assert listing_selection(asv, [r"^bench_(a|b)\."])[0] is None  # no literal start beyond bench_: all three
+    pytest_suite = load_config(str(tmp_path), benchmarks="tests", framework="pytest")
+    assert listing_selection(pytest_suite, [r"^tests/perf/test_speed\.py::test_x"])[0] == ["tests/perf/test_speed.py"]
+    assert listing_selection(pytest_suite, [r"^tests/perf/test_"])[0] == ["tests/perf"]
+    assert listing_selection(pytest_suite, [r"^tests/test_"])[0] is None  # the suite's own folder: all of it
