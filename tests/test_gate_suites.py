@@ -318,3 +318,63 @@ def test_the_listing_is_narrowed_only_where_a_pattern_says_where_its_matches_beg
     assert listing_selection(pytest_suite, [r"^tests/perf/test_speed\.py::test_x"])[0] == ["tests/perf/test_speed.py"]
     assert listing_selection(pytest_suite, [r"^tests/perf/test_"])[0] == ["tests/perf"]
     assert listing_selection(pytest_suite, [r"^tests/test_"])[0] is None  # the suite's own folder: all of it
+
+
+PYPERF_SCRIPT = """
+import asyncio
+import sys
+
+import pyperf
+
+import demo
+
+
+def work_loops(loops):
+    start = pyperf.perf_counter()
+    for _ in range(loops):
+        demo.work()
+    return pyperf.perf_counter() - start
+
+
+async def work_async():
+    await asyncio.sleep(0)
+    return demo.work()
+
+
+if __name__ == "__main__":
+    runner = pyperf.Runner()
+    runner.argparser.add_argument("--repeat-work", type=int, default=1)
+    options = runner.parse_args()
+    runner.metadata["description"] = "demo's loops"
+    runner.bench_func("work", demo.work)
+    runner.bench_time_func("work_loops", work_loops)
+    runner.bench_async_func("work_async", work_async)
+    runner.timeit("other", stmt="demo.other()", setup="import demo")
+    runner.bench_func("other_twice", demo.other, inner_loops=1)
+    runner.bench_command("startup", [sys.executable, "-c", "pass"])
+"""
+
+
+def test_a_pyperf_suite_gates_each_declared_benchmark(tmp_path, site_wheel):
+    root = _project(tmp_path / "project", {"bm_demo.py": PYPERF_SCRIPT, "README.txt": "pyperf scripts\n"})
+    # bench_command is named as not run, and the gate cannot judge the suite until it is
+    # excluded (a confirmed regression still wins: exit 1)
+    completed, body = _gate(site_wheel, root)
+    assert completed.returncode == 1, completed.stdout + completed.stderr
+    assert [problem.split(" (", 1)[0] for problem in body["problems"]] == [
+        "benchmarks/bm_demo.py::startup uses a pyperf feature bootmark gate does not run"
+    ]
+    with open(root / "pyproject.toml", "a") as stream:
+        stream.write('\n[tool.bootmark.gate]\nexclude = ["benchmarks/bm_demo.py::startup"]\n')
+    commit(root, "C: the command benchmark excluded")
+    completed, body = _gate(site_wheel, root, "--baseline", "HEAD~2")
+    assert completed.returncode == 1, completed.stdout + completed.stderr
+    assert body["project"]["framework"] == "pyperf" and body["problems"] == []
+    statuses = {cell["label"]: cell["status"] for cell in body["cells"]}
+    assert statuses == {
+        "benchmarks/bm_demo.py::other": "same",
+        "benchmarks/bm_demo.py::other_twice": "same",
+        "benchmarks/bm_demo.py::work": "regression",
+        "benchmarks/bm_demo.py::work_async": "regression",
+        "benchmarks/bm_demo.py::work_loops": "regression",
+    }

@@ -98,6 +98,8 @@ def project_root(given, verb="bootmark gate"):
 
 def add_gate(commands):
     """The ``gate`` verb: its arguments and handler."""
+    from bootmark.gate.config import FRAMEWORKS  # late: a light module, read only to build the parser
+
     gated = commands.add_parser(
         "gate",
         help="CI speed gate: a project's asv or pytest-benchmark suite, working tree vs a baseline commit, head to "
@@ -126,9 +128,9 @@ def add_gate(commands):
     )
     gated.add_argument(
         "--framework",
-        choices=("asv", "pytest"),
+        choices=FRAMEWORKS,
         help="how the suite is written (default: [tool.bootmark.gate] framework, else told by the folder: pytest "
-        "test files make a pytest-benchmark suite)",
+        "test files make a pytest-benchmark suite, scripts that import pyperf a pyperf suite)",
     )
     gated.add_argument(
         "--python",

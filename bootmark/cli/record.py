@@ -73,6 +73,8 @@ def _table(record) -> str:
 
 def add_record(commands):
     """The ``record`` verb: its arguments and handler."""
+    from bootmark.gate.config import FRAMEWORKS  # late: a light module, read only to build the parser
+
     recorded = commands.add_parser(
         "record",
         help="measure a project's asv or pytest-benchmark suite on the current commit, as a record receipt (run "
@@ -91,7 +93,7 @@ def add_record(commands):
         help="options for pytest, as the project runs its suite, in one string after an equals sign: "
         "--pytest-args='-c /dev/null -p no:xdist' (default: [tool.bootmark.gate] pytest-args)",
     )
-    recorded.add_argument("--framework", choices=("asv", "pytest"), help="how the suite is written (default: told)")
+    recorded.add_argument("--framework", choices=FRAMEWORKS, help="how the suite is written (default: told)")
     recorded.add_argument(
         "--python", metavar="INTERPRETER", help="the interpreter the benchmarks run on (the project's environment)"
     )

@@ -3,7 +3,7 @@ runs it, read from ``pyproject.toml`` (every key optional)::
 
     [tool.bootmark.gate]
     benchmarks = "benchmarks"          # default: asv.conf.json's benchmark_dir, else benchmarks/
-    framework = "asv"                  # or "pytest" (pytest-benchmark); default: told by the folder
+    framework = "asv"                  # or "pytest" (pytest-benchmark, -codspeed), "pyperf"; default: told
     python = ".venv/bin/python"        # the interpreter the workers run on (default: bootmark's)
     package = "mypkg"                  # checked to come from each side's tree (default: [project] name)
     paths = ["src"]                    # import roots inside a tree (default: src/ if present, else the root)
@@ -21,7 +21,8 @@ Where the suite is, when neither ``--benchmarks`` nor ``benchmarks`` names it: t
 else the first of ``benchmarks/``, ``bench/``, ``benchmark/`` and ``tests/benchmarks/``
 that exists. A folder holding pytest test files (``test_*.py``, ``*_test.py``,
 ``conftest.py``) and named by no asv configuration is a pytest-benchmark suite; benchmarks
-are then named by their pytest node ids.
+are then named by their pytest node ids. One that holds no pytest test file but scripts that
+import pyperf is a pyperf suite (:mod:`bootmark.gate.pyperf_worker`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ from dataclasses import dataclass
 
 import json5
 
+from bootmark.gate.pyperf_worker import script_paths
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
@@ -47,7 +50,7 @@ DEFAULT_TOLERANCE = 1.10  # asv continuous's default factor, so the two gates as
 ASV_CONFIG_FOLDERS = ("", "benchmarks", "asv_bench")  # where asv's users keep asv.conf.json
 # where suites are kept when no configuration names one (pytest-benchmark's users vary most)
 DEFAULT_FOLDERS = ("benchmarks", "bench", "benchmark", "tests/benchmarks")
-FRAMEWORKS = ("asv", "pytest")
+FRAMEWORKS = ("asv", "pytest", "pyperf")
 
 
 class SuiteError(RuntimeError):
@@ -81,7 +84,7 @@ class GateConfig:
     config_file : str or None
         The pyproject.toml read, if any.
     framework : str
-        ``asv`` or ``pytest`` (a pytest-benchmark suite).
+        ``asv``, ``pytest`` (a pytest-benchmark or pytest-codspeed suite) or ``pyperf``.
     python : str or None
         The interpreter the workers run on (absolute), or None for bootmark's own.
     found_by : str
@@ -203,7 +206,7 @@ def load_config(
         The default allowed slow-down factor (``--tolerance``); overrides the
         configuration's ``tolerance``.
     framework : str, optional
-        ``asv`` or ``pytest`` (``--framework``); overrides the configuration and the
+        ``asv``, ``pytest`` or ``pyperf`` (``--framework``); overrides the configuration and the
         folder's own evidence.
     python : str, optional
         The workers' interpreter (``--python``), a path or a command on ``PATH``.
@@ -294,11 +297,18 @@ def load_config(
     framework = framework or table.get("framework")
     if framework is None:
         named_by_asv = asv_folder is not None and os.path.realpath(os.path.join(root, asv_folder)) == absolute
-        framework = "pytest" if one_file or (not named_by_asv and _is_pytest_folder(absolute)) else "asv"
+        if named_by_asv:
+            framework = "asv"
+        elif script_paths(absolute) and (one_file or not _is_pytest_folder(absolute)):
+            framework = "pyperf"  # scripts that import pyperf, and no pytest test file beside them
+        else:
+            framework = "pytest" if one_file or _is_pytest_folder(absolute) else "asv"
     if framework not in FRAMEWORKS:
         raise SuiteError(f"framework must be one of {', '.join(FRAMEWORKS)}, got {framework!r}")
-    if one_file and framework != "pytest":
-        raise SuiteError(f"an asv suite is a folder, and {folder} is a file; name its folder, or --framework pytest")
+    if one_file and framework == "asv":
+        raise SuiteError(
+            f"an asv suite is a folder, and {folder} is a file; name its folder, or --framework pytest or pyperf"
+        )
     if pytest_args is None:
         pytest_args = table.get("pytest-args", [])
     pytest_args = (

@@ -511,11 +511,11 @@ def no_cells_message(suite: Suite, config: GateConfig, patterns: Sequence[str], 
     return (
         f"no benchmark to {verb} in {config.benchmark_dir}"
         + (f" matching {', '.join(patterns)}" if patterns else "")
-        + (
-            " (asv names: time_*, peakmem_*, track_*, mem_* functions and methods"
-            if config.framework == "asv"
-            else " (pytest tests that use the benchmark fixture or carry @pytest.mark.benchmark"
-        )
+        + {
+            "asv": " (asv names: time_*, peakmem_*, track_*, mem_* functions and methods",
+            "pyperf": " (pyperf scripts: the bench_func, bench_time_func, bench_async_func and timeit calls of their "
+            "pyperf.Runner",
+        }.get(config.framework, " (pytest tests that use the benchmark fixture or carry @pytest.mark.benchmark")
         + f"){imports} {folder_hint(config)}"
     )
 
@@ -638,7 +638,8 @@ def _side_problems(suites, sides, config, cells, patterns) -> tuple[list, list]:
     for item in suites[CURRENT].unsupported:
         if not config.excluded(item["benchmark"]) and (not patterns or item["benchmark"] in gated):
             problems.append(
-                f"{item['benchmark']} uses an asv feature bootmark gate does not run ({item['feature']}: "
+                f"{item['benchmark']} uses {'an' if config.framework == 'asv' else 'a'} {config.framework} feature "
+                f"bootmark gate does not run ({item['feature']}: "
                 f'{item["why"]}); exclude it with [tool.bootmark.gate] exclude = ["{item["benchmark"]}"]'
             )
     for label in SIDES:

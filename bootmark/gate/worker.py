@@ -468,14 +468,23 @@ class Channel:
                 self.reply({"error": failure_text()})
 
 
-def _serve_asv(config, channel, problems, hello):
-    found, found_problems = discover(config["benchmark_dir"], config.get("select"))
-    problems.update(found_problems)
-    hello["benchmarks"] = [_public(benchmark) for benchmark in found]
-    hello["distributions"] = _distribution_versions()
+def serve_prepared(channel: Channel, hello: dict, prepare) -> None:
+    """Reply ``hello`` (the suite found), then serve the parent's requests until ``stop``:
+    ``prepare`` sets a cell up, the cell requests are answered on it, the next ``prepare``
+    (or the stop) closes it. The request loop of every adapter whose cells can be set up
+    outside a test runner (asv's, pyperf's).
+
+    Parameters
+    ----------
+    channel : Channel
+    hello : dict
+        The first reply, with ``benchmarks``.
+    prepare : callable
+        ``prepare(name, index)``: the cell, with ``call``, ``timed`` and ``close``. A
+        ``NotImplementedError`` skips it (asv's way), any other exception is its failure.
+    """
     channel.reply(hello)
-    benchmarks = {benchmark["name"]: benchmark for benchmark in found}
-    caches, prepared = {}, None
+    prepared = None
     while True:
         request = channel.next_request()
         if request["op"] == "stop":
@@ -490,7 +499,7 @@ def _serve_asv(config, channel, problems, hello):
         try:
             if request["op"] != "prepare":
                 raise ValueError(f"unknown request {request['op']!r}")
-            prepared = _Prepared(benchmarks[request["name"]], request["index"], caches)
+            prepared = prepare(request["name"], request["index"])
             channel.reply({"ok": True})
         except NotImplementedError as error:
             why = str(error) if isinstance(error, _SkippedCombination) else "setup raised NotImplementedError"
@@ -499,6 +508,16 @@ def _serve_asv(config, channel, problems, hello):
             channel.reply({"error": failure_text()})
     if prepared is not None:
         prepared.close()
+
+
+def _serve_asv(config, channel, problems, hello):
+    found, found_problems = discover(config["benchmark_dir"], config.get("select"))
+    problems.update(found_problems)
+    hello["benchmarks"] = [_public(benchmark) for benchmark in found]
+    hello["distributions"] = _distribution_versions()
+    benchmarks = {benchmark["name"]: benchmark for benchmark in found}
+    caches = {}
+    serve_prepared(channel, hello, lambda name, index: _Prepared(benchmarks[name], index, caches))
 
 
 def _load_sibling(name):
@@ -535,10 +554,10 @@ def main(argv: list[str]) -> None:
     ----------
     argv : list of str
         ``[config]``: JSON with ``paths`` (import roots put first), ``benchmark_dir``,
-        ``framework`` (``asv`` or ``pytest``), ``select`` (the asv modules or pytest node
-        ids to load; null loads every one), ``root`` (the project's checkout, pytest's
-        rootdir) and ``package`` (imported first, from the side's own code, and its origin
-        reported).
+        ``framework`` (``asv``, ``pytest`` or ``pyperf``), ``select`` (the asv modules,
+        pytest node ids or pyperf script paths to load; null loads every one), ``root``
+        (the project's checkout, pytest's rootdir) and ``package`` (imported first, from
+        the side's own code, and its origin reported).
     """
     config = json.loads(argv[0])
     # Run by path, this file's folder would be first on the import path, and bootmark's own
@@ -568,8 +587,12 @@ def main(argv: list[str]) -> None:
         "executable": sys.executable,
         "distributions": {},
     }
-    if config.get("framework", "asv") == "pytest":
+    framework = config.get("framework", "asv")
+    if framework == "pytest":
         _load_sibling("pytest_worker").serve(config, channel, problems, hello, _distribution_versions, time_calls)
+    elif framework == "pyperf":
+        adapter = _load_sibling("pyperf_worker")
+        adapter.serve(config, channel, problems, hello, _distribution_versions, time_calls, serve_prepared)
     else:
         _serve_asv(config, channel, problems, hello)
 
