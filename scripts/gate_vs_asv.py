@@ -33,6 +33,7 @@ when a name is given.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -1253,6 +1254,24 @@ def _seal_and_render(summary_path: str | None) -> int:
     return 0
 
 
+NEIGHBOUR_DESCRIPTION = "a Python process in a busy loop, started before the study and stopped after it"
+
+
+@contextlib.contextmanager
+def _neighbours(count: int):
+    """``count`` processes that each keep one core busy until the block ends: the noisy
+    neighbour of a shared CI runner."""
+    burners = [subprocess.Popen([sys.executable, "-c", "while True:\n    pass"]) for _ in range(count)]
+    if burners:
+        _log(f"{count} neighbour process(es) burning a core each: {[burner.pid for burner in burners]}")
+    try:
+        yield
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: build the demo repository, time it, run asv; write a JSON summary."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -1270,6 +1289,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--tools", default="gate,asv", help="comma-separated: gate, asv, pytest (pytest-benchmark); default gate,asv"
     )
     parser.add_argument("--timing-processes", type=int, default=3, help="direct-timing processes (0: skip)")
+    parser.add_argument(
+        "--neighbour",
+        type=int,
+        default=0,
+        metavar="N",
+        help="run the study beside N processes that each burn one core for the whole run (a busy CI runner)",
+    )
     parser.add_argument("--out", help="JSON summary path")
     parser.add_argument("--seal", metavar="JSON", help="seal a finished summary as a gatecheck receipt and render it")
     parser.add_argument("--render", action="store_true", help="render the newest gatecheck receipt into README.md")
@@ -1278,7 +1304,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _seal_and_render(args.seal)
     if not args.out:
         parser.error("--out is required to run the study")
-    with tempfile.TemporaryDirectory(prefix="gate_vs_asv-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="gate_vs_asv-") as scratch, _neighbours(args.neighbour):
         repo = build_demo_repo(os.path.join(scratch, "demo"))
         _log(f"demo repository at {repo.path}: A {repo.a_sha[:8]}, A-prime {repo.a_prime_sha[:8]}, B {repo.b_sha[:8]}")
         timings: tuple[BenchTiming, ...] = ()
@@ -1290,6 +1316,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f"B/A {t.ratio:.3f} (intended {t.intended:.2f})"
                 )
         result = {"tools": _tool_versions()}
+        if args.neighbour:
+            result["neighbour"] = {"processes": args.neighbour, "description": NEIGHBOUR_DESCRIPTION}
         tools = ["asv"] if args.asv_only else [tool.strip() for tool in args.tools.split(",")]
         peer_runs = args.peer_runs_a or args.runs_a
         studies = {  # the gate first: its runs are shorter; each tool's half is written as it ends
