@@ -70,6 +70,22 @@ class Project:
         The slow-down: ``slow_old`` replaced by ``slow_new`` in ``slow_file``.
     slow_why : str
         What the slow-down does, for the report.
+    suite : str
+        The suite's kind as its maintainers write it (``asv``, ``pytest-benchmark``,
+        ``pytest-codspeed``, ``pyperf``); corpus projects only.
+    python : str
+        The Python version the project's environment is made with (default ``--python``).
+    install : tuple of str
+        pip arguments that install the project with what it needs (``.`` is the clone);
+        the project itself (``distribution``) is then uninstalled, so each side's own tree
+        is what the gate imports.
+    distribution : str
+        The project's distribution name.
+    gate_args : tuple of str
+        Options the gate needs for this layout (``--benchmarks``), as a maintainer gives
+        them: the suite itself is never edited.
+    slowed_cell : str
+        The label of the cell the slow-down slows (the REGRESSION the gate must name).
     """
 
     name: str
@@ -84,6 +100,12 @@ class Project:
     slow_old: str
     slow_new: str
     slow_why: str
+    suite: str = ""
+    python: str = ""
+    install: tuple[str, ...] = ()
+    distribution: str = ""
+    gate_args: tuple[str, ...] = ()
+    slowed_cell: str = ""
 
 
 PROJECTS = (
@@ -129,6 +151,246 @@ PROJECTS = (
 )
 
 
+# The corpus (issue 45, item 9): twelve public projects' own suites, every layout and framework
+# the gate reads, gated unmodified (only the gate's own options, as a maintainer gives them).
+# Each slow-down makes one selected cell about 25% slower and leaves the others alone
+# (calibrated once with timeit; the gate's own ratio is in the receipt).
+CORPUS = (
+    Project(
+        name="networkx",
+        repository="networkx/networkx",
+        framework="asv",
+        benchmarks="benchmarks",
+        bench=(
+            "^benchmark_(chordal\\.ChordalBenchmarks\\.time_is_chordal_cycle_graph\\(100\\)|neighbors\\.NonNeighbors\\.time_complete\\(1000\\)|neighbors\\.CommonNeighbors\\.time_complete\\(1000\\))$",
+        ),
+        peer_selection=(),
+        packages=(),
+        readme="README.rst",
+        slow_file="networkx/algorithms/chordal.py",
+        slow_old="        clique_wanna_be = set(G[v]) & numbered\n",
+        slow_new="        clique_wanna_be = set(G[v]) & numbered\n        if len(numbered) % 3 == 0:\n            max(unnumbered, key=lambda n: len(G._adj[n].keys() & numbered), default=None)\n",  # noqa: E501 (a selection or an edit, kept whole)
+        slow_why="is_chordal's search for a chordality breaker redoes a max-cardinality pick on every third vertex",
+        suite="asv",
+        python="3.12",
+        install=("./", "numpy", "scipy", "pandas"),
+        distribution="networkx",
+        gate_args=(),
+        slowed_cell="benchmark_chordal.ChordalBenchmarks.time_is_chordal_cycle_graph(100)",
+    ),
+    Project(
+        name="rich",
+        repository="Textualize/rich",
+        framework="asv",
+        benchmarks=".",
+        bench=("^benchmarks\\.TextSuite\\.time_(indent_guides|fit|divide)$",),
+        peer_selection=(),
+        packages=(),
+        readme="README.md",
+        slow_file="rich/text.py",
+        slow_old="        _indent_size = self.detect_indentation() if indent_size is None else indent_size\n",
+        slow_new="        _indent_size = self.detect_indentation() if indent_size is None else indent_size\n        for _ in range(5):\n            self.detect_indentation()\n",  # noqa: E501 (a selection or an edit, kept whole)
+        slow_why="Text.with_indent_guides detects the indentation five more times",
+        suite="asv",
+        python="3.12",
+        install=("./",),
+        distribution="rich",
+        gate_args=(),
+        slowed_cell="benchmarks.TextSuite.time_indent_guides",
+    ),
+    Project(
+        name="xdsl",
+        repository="xdslproject/xdsl",
+        framework="asv",
+        benchmarks=".",
+        bench=(
+            "^(lexer\\.Lexer\\.time_constant_100|microbenchmarks\\.OpCreation\\.time_operation_create|microbenchmarks\\.IRTraversal\\.time_iterate_ops)$",
+        ),
+        peer_selection=(),
+        packages=(),
+        readme="README.md",
+        slow_file="xdsl/utils/mlir_lexer.py",
+        slow_old="        start_pos = self.pos\n        current_char = self._get_chars()\n",
+        slow_new="        start_pos = self.pos\n        self._peek_chars()\n        self._peek_chars(2)\n        current_char = self._get_chars()\n",  # noqa: E501 (a selection or an edit, kept whole)
+        slow_why="the MLIR lexer peeks twice more per token",
+        suite="asv",
+        python="3.13",
+        install=("./[llvm]",),
+        distribution="xdsl",
+        gate_args=(),
+        slowed_cell="lexer.Lexer.time_constant_100",
+    ),
+    Project(
+        name="cattrs",
+        repository="python-attrs/cattrs",
+        framework="pytest",
+        benchmarks="bench",
+        bench=(
+            "^bench/test_(attrs_primitives\\.py::test_unstructure_attrs_primitives\\[UnstructureStrategy\\.AS_(DICT|TUPLE)-BaseConverter\\]|primitives\\.py::test_unstructure_int\\[BaseConverter\\])$",
+        ),
+        peer_selection=(
+            "bench/test_attrs_primitives.py::test_unstructure_attrs_primitives[UnstructureStrategy.AS_DICT-BaseConverter]",
+            "bench/test_attrs_primitives.py::test_unstructure_attrs_primitives[UnstructureStrategy.AS_TUPLE-BaseConverter]",
+            "bench/test_primitives.py::test_unstructure_int[BaseConverter]",
+        ),
+        packages=(),
+        readme="README.md",
+        slow_file="src/cattrs/converters.py",
+        slow_old="            res.append(dispatch(a.type or v.__class__)(v))\n        return tuple(res)\n",
+        slow_new="            res.append(dispatch(a.type or v.__class__)(v))\n        for a in attrs[: len(attrs) // 5]:\n            v = getattr(obj, a.name)\n            dispatch(a.type or v.__class__)(v)\n        return tuple(res)\n",  # noqa: E501 (a selection or an edit, kept whole)
+        slow_why="BaseConverter.unstructure_attrs_astuple dispatches a fifth of its fields twice",
+        suite="pytest-benchmark",
+        python="3.12",
+        install=("./[msgspec,orjson]", "pytest", "pytest-benchmark==5.3.1", "hypothesis", "immutables"),
+        distribution="cattrs",
+        gate_args=(),
+        slowed_cell="bench/test_attrs_primitives.py::test_unstructure_attrs_primitives[UnstructureStrategy.AS_TUPLE-BaseConverter]",
+    ),
+    Project(
+        name="dacite",
+        repository="konradhalas/dacite",
+        framework="pytest",
+        benchmarks="tests/performance",
+        bench=("^tests/performance/test_from_dict\\.py::test_(basic_scenario|union_matching|casting)$",),
+        peer_selection=(
+            "tests/performance/test_from_dict.py::test_basic_scenario",
+            "tests/performance/test_from_dict.py::test_union_matching",
+            "tests/performance/test_from_dict.py::test_casting",
+        ),
+        packages=(),
+        readme="README.md",
+        slow_file="dacite/core.py",
+        slow_old="            if is_instance(value, inner_type):\n",
+        slow_new="            if is_instance(value, inner_type):\n                if isinstance(data, Mapping):\n                    _build_value(type_=inner_type, data=data, config=config)\n",  # noqa: E501 (a selection or an edit, kept whole)
+        slow_why="a matched union member that is a mapping is built twice",
+        suite="pytest-benchmark",
+        python="3.12",
+        install=("./", "pytest", "pytest-benchmark==5.3.1"),
+        distribution="dacite",
+        gate_args=("--benchmarks", "tests/performance"),
+        slowed_cell="tests/performance/test_from_dict.py::test_union_matching",
+    ),
+    Project(
+        name="construct",
+        repository="construct/construct",
+        framework="pytest",
+        benchmarks="tests/test_benchmarks.py",
+        bench=("^tests/test_benchmarks\\.py::test_class_(varint_parse|struct_parse|array_parse)$",),
+        peer_selection=(
+            "tests/test_benchmarks.py::test_class_varint_parse",
+            "tests/test_benchmarks.py::test_class_struct_parse",
+            "tests/test_benchmarks.py::test_class_array_parse",
+        ),
+        packages=(),
+        readme="README.rst",
+        slow_file="construct/core.py",
+        slow_old="        num = 0\n        for b in reversed(acc):\n            num = (num << 7) | b\n        return num\n",  # noqa: E501 (a selection or an edit, kept whole)
+        slow_new="        num = 0\n        for b in reversed(acc):\n            num = (num << 7) | b\n        num2 = 0\n        for b in reversed(acc):\n            num2 = (num2 << 7) | (b & 0b01111111)\n        return num\n",  # noqa: E501 (a selection or an edit, kept whole)
+        slow_why="VarInt._parse redoes its accumulation loop",
+        suite="pytest-benchmark",
+        python="3.12",
+        install=(
+            "./",
+            "pytest",
+            "pytest-benchmark==5.3.1",
+            "numpy",
+            "arrow",
+            "ruamel.yaml",
+            "cloudpickle",
+            "lz4",
+            "cryptography",
+        ),
+        distribution="construct",
+        gate_args=("--benchmarks", "tests/test_benchmarks.py"),
+        slowed_cell="tests/test_benchmarks.py::test_class_varint_parse",
+    ),
+    Project(
+        name="pint",
+        repository="hgrecco/pint",
+        framework="pytest",
+        benchmarks="pint/testsuite/benchmarks",
+        bench=(
+            "^pint/testsuite/benchmarks/test_(01_eval\\.py::test_pint_eval\\[10 metros \\* \\(5 segundos\\)-(plain|uncertainty)_tokenizer\\]|10_registry\\.py::test_parse_unit_name\\[False-kilometer\\])$",  # noqa: E501 (a selection or an edit, kept whole)
+        ),
+        peer_selection=(),
+        packages=(),
+        readme="README.rst",
+        slow_file="pint/pint_eval.py",
+        slow_old='    input_string = input_string.replace("±", "+/-")\n',
+        slow_new='    input_string = input_string.replace("±", "+/-")\n    for _ in plain_tokenizer(input_string[: len(input_string) // 3]):\n        pass\n',  # noqa: E501 (a selection or an edit, kept whole)
+        slow_why="uncertainty_tokenizer tokenizes the first third of its input twice",
+        suite="pytest-codspeed",
+        python="3.12",
+        install=("./", "pytest", "pytest-codspeed", "pytest-benchmark==5.3.1", "pytest-subtests"),
+        distribution="pint",
+        gate_args=("--benchmarks", "pint/testsuite/benchmarks"),
+        slowed_cell="pint/testsuite/benchmarks/test_01_eval.py::test_pint_eval[10 metros * (5 segundos)-uncertainty_tokenizer]",  # noqa: E501 (a selection or an edit, kept whole)
+    ),
+    Project(
+        name="attrs",
+        repository="python-attrs/attrs",
+        framework="pytest",
+        benchmarks="bench/test_benchmarks.py",
+        bench=("^bench/test_benchmarks\\.py::test_(asdict_complicated|astuple_complicated|eq_equal)$",),
+        peer_selection=(),
+        packages=(),
+        readme="README.md",
+        slow_file="src/attr/_funcs.py",
+        slow_old="    attrs = fields(inst.__class__)\n    rv = []\n    retain = retain_collection_types  # Very long. :/\n",  # noqa: E501 (a selection or an edit, kept whole)
+        slow_new="    attrs = fields(inst.__class__)\n    rv = []\n    retain = retain_collection_types  # Very long. :/\n    for a in attrs:\n        has(type(getattr(inst, a.name)))\n",  # noqa: E501 (a selection or an edit, kept whole)
+        slow_why="astuple makes an extra has() pass over the fields",
+        suite="pytest-codspeed",
+        python="3.12",
+        install=("./", "pytest>9", "pytest-codspeed"),
+        distribution="attrs",
+        gate_args=(),
+        slowed_cell="bench/test_benchmarks.py::test_astuple_complicated",
+    ),
+    Project(
+        name="pydantic",
+        repository="pydantic/pydantic",
+        framework="pytest",
+        benchmarks="tests/benchmarks",
+        bench=(
+            "^tests/benchmarks/test_(model_eq\\.py::test_model_eq_extra_forbid|attribute_access\\.py::test_getattr|model_schema_generation\\.py::test_simple_model_schema_generation)$",
+        ),
+        peer_selection=(),
+        packages=(),
+        readme="README.md",
+        slow_file="pydantic/main.py",
+        slow_old="                if self.__dict__ == other.__dict__:\n",
+        slow_new="                if self.__dict__ == other.__dict__ and self.__dict__ == other.__dict__:\n",
+        slow_why="BaseModel.__eq__ compares the fields' dicts twice",
+        suite="pytest-codspeed",
+        python="3.12",
+        install=("./", "--group", "dev"),
+        distribution="pydantic",
+        gate_args=("--benchmarks", "tests/benchmarks"),
+        slowed_cell="tests/benchmarks/test_model_eq.py::test_model_eq_extra_forbid",
+    ),
+    Project(
+        name="jsonschema",
+        repository="python-jsonschema/jsonschema",
+        framework="pyperf",
+        benchmarks="jsonschema/benchmarks",
+        bench=("^jsonschema/benchmarks/(const_vs_enum\\.py::(const|enum) valid|contains\\.py::middle)$",),
+        peer_selection=(),
+        packages=(),
+        readme="README.rst",
+        slow_file="jsonschema/_keywords.py",
+        slow_old="def enum(validator, enums, instance, schema):\n",
+        slow_new="def enum(validator, enums, instance, schema):\n    if isinstance(instance, list):\n        equal(instance[: len(instance) // 5], instance[: len(instance) // 5])\n",  # noqa: E501 (a selection or an edit, kept whole)
+        slow_why="the enum keyword pre-compares a fifth of a list instance",
+        suite="pyperf",
+        python="3.12",
+        install=("./", "pyperf"),
+        distribution="jsonschema",
+        gate_args=("--benchmarks", "jsonschema/benchmarks"),
+        slowed_cell="jsonschema/benchmarks/const_vs_enum.py::enum valid",
+    ),
+)
+
+
 def _log(message: str) -> None:
     print(f"[gate_real_suites {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
@@ -160,7 +422,13 @@ def prepare(project: Project, source: str, scratch: Path, python: str) -> tuple[
     environment = scratch / f"{project.name}-env"
     subprocess.run([python, "-m", "venv", str(environment)], check=True)
     interpreter = environment / "bin" / "python"
-    subprocess.run([str(interpreter), "-m", "pip", "install", "-q", *project.packages], check=True)
+    pip = [str(interpreter), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    if project.install:  # the project with its dependencies, then the project itself out again
+        subprocess.run([*pip, "--upgrade", "pip>=25.1"], check=True)  # 25.1 reads dependency groups (--group)
+        subprocess.run([*pip, *project.install], cwd=clone, check=True)
+        subprocess.run([str(interpreter), "-m", "pip", "uninstall", "-q", "-y", project.distribution], check=True)
+    else:
+        subprocess.run([*pip, *project.packages], check=True)
     commits = {tag: _git(clone, "rev-parse", tag) for tag in ("base", "readme", "slow")}
     return clone, interpreter, commits
 
@@ -169,19 +437,21 @@ def run_gate(project: Project, clone: Path, interpreter: Path, head: str, factor
     """``bootmark gate --baseline base`` with ``head`` checked out, on the project's interpreter."""
     _git(clone, "checkout", "-q", head)
     command = [bootmark, "gate", "--baseline", "base", "--python", str(interpreter), "--tolerance", str(factor)]
-    command += [argument for pattern in project.bench for argument in ("--bench", pattern)]
+    command += [argument for pattern in project.bench for argument in ("--bench", pattern)] + list(project.gate_args)
     start = time.perf_counter()
     completed = subprocess.run(
         [*command, "--format", "json", "--no-receipt", "--no-progress"], cwd=clone, capture_output=True, text=True
     )
     wall = time.perf_counter() - start
     try:
-        cells = json.loads(completed.stdout)["cells"]
+        verdict = json.loads(completed.stdout)
+        cells = verdict["cells"]
     except (json.JSONDecodeError, KeyError):
-        cells = []
+        verdict, cells = {}, []
         _log(f"gate output tail:\n{completed.stderr[-3000:]}")
     return {
         "exit_code": completed.returncode,
+        "problems": list(verdict.get("problems", [])) + ([] if verdict else [completed.stderr.strip()[-500:]]),
         "cells": len(cells),
         "flagged": sorted(cell["label"] for cell in cells if cell["status"] == "regression"),
         "statuses": {cell["label"]: cell["status"] for cell in cells},
@@ -258,7 +528,7 @@ def run_pytest_benchmark(project: Project, clone: Path, interpreter: Path, head:
     ``--benchmark-compare-fail=median:P%`` (the project's own pytest configuration on)."""
     storage = clone.parent / f"{project.name}-pytest-benchmark"
     shutil.rmtree(storage, ignore_errors=True)
-    environment = dict(os.environ, PYTHONPATH=str(clone / "src"))
+    environment = dict(os.environ, PYTHONPATH=str(clone / "src" if (clone / "src").is_dir() else clone))
     common = [str(interpreter), "-m", "pytest", *project.peer_selection, "-q", "-p", "no:cacheprovider"]
     common += [f"--benchmark-storage=file://{storage}"]
     percent = f"{(factor - 1) * 100:.6g}"
@@ -289,10 +559,11 @@ def run_pytest_benchmark(project: Project, clone: Path, interpreter: Path, head:
 
 def study(project: Project, source: str, runs: int, factor: float, python: str, scratch: Path, bootmark: str) -> dict:
     """Every tool ``runs`` times on the README-only and on the slow-down commit, alternating."""
+    python = (shutil.which(f"python{project.python}") or python) if project.python else python
     clone, interpreter, commits = prepare(project, source, scratch, python)
-    peer = "asv" if project.framework == "asv" else "pytest_benchmark"
+    peer = None if not project.peer_selection else "asv" if project.framework == "asv" else "pytest_benchmark"
     config = _asv_config(project, clone, scratch, python) if peer == "asv" else None
-    results = {"bootmark_gate": {"readme": [], "slow": []}, peer: {"readme": [], "slow": []}}
+    results = {"bootmark_gate": {"readme": [], "slow": []}, **({peer: {"readme": [], "slow": []}} if peer else {})}
     for index in range(runs):
         for head in ("readme", "slow"):
             gate = run_gate(project, clone, interpreter, head, factor, bootmark)
@@ -301,6 +572,8 @@ def study(project: Project, source: str, runs: int, factor: float, python: str, 
                 f"{project.name} gate {index + 1} {head}: exit {gate['exit_code']}, {gate['flagged']}, "
                 f"{gate['wall_seconds']:.0f} s"
             )
+            if peer is None:
+                continue
             if peer == "asv":
                 other = run_asv(project, config, head, factor, python)
             else:
@@ -325,6 +598,11 @@ def study(project: Project, source: str, runs: int, factor: float, python: str, 
         "factor": factor,
         "runs": runs,
         "results": results,
+        **(
+            {"suite": project.suite, "slowed_cell": project.slowed_cell, "gate_args": list(project.gate_args)}
+            if project.suite
+            else {}
+        ),
     }
 
 
@@ -369,6 +647,85 @@ def render(receipt: dict) -> str:
     return "\n".join(lines)
 
 
+def render_any(receipt: dict) -> str:
+    """:func:`render_corpus` for a corpus receipt, :func:`render` for the runs-per-tool study."""
+    return render_corpus(receipt) if receipt["body"].get("corpus") else render(receipt)
+
+
+def corpus_outcome(project: dict) -> str:
+    """``as expected`` when the gate passed the README-only commit and named the slowed cell
+    as the only regression of the slow-down commit; else what went otherwise."""
+    if project.get("exception"):
+        return f"exception: {project['exception']}"
+    gate = project["results"]["bootmark_gate"]
+    readme, slow = gate["readme"][-1], gate["slow"][-1]
+    wrong = []
+    if readme["exit_code"] != 0:
+        wrong.append(f"README-only commit exit {readme['exit_code']}, not PASS")
+    if slow["exit_code"] != 1 or slow["flagged"] != [project["slowed_cell"]]:
+        wrong.append(f"slow-down commit exit {slow['exit_code']}, flagged {slow['flagged'] or 'nothing'}")
+    return "as expected" if not wrong else "; ".join(wrong)
+
+
+VERDICTS = {0: "PASS", 1: "REGRESSION", 2: "CANNOT JUDGE"}
+
+
+def render_corpus(receipt: dict) -> str:
+    """The table of a corpus ``gatesuites`` receipt (``body.corpus``), between :data:`BEGIN`
+    and :data:`END`: per project, the gate's verdicts on its two commits, the slowed cell's
+    ratio, whether that is what the corpus expects, and pytest-benchmark's verdicts where
+    it ran on the same pair."""
+    lines = [
+        BEGIN,
+        "| project (suite, commit) | cells | README-only commit | slow-down commit: cells flagged (ratio) "
+        "| as expected | pytest-benchmark on the same pair | gate wall time (README / slow-down) |",
+        "|---|---:|---|---|---|---|---:|",
+    ]
+    for project in receipt["body"]["projects"]:
+        title = f"{project['name']} ({project.get('suite', project['framework'])}, {project['upstream_commit'][:10]})"
+        gate = project["results"]["bootmark_gate"]
+        if not gate["readme"] or not gate["slow"]:
+            lines.append(f"| {title} | | | | {corpus_outcome(project)} | | |")
+            continue
+        readme, slow = gate["readme"][-1], gate["slow"][-1]
+        flagged = ", ".join(
+            f"`{label}` ({slow['ratios'][label]:.2f})" if label in slow.get("ratios", {}) else f"`{label}`"
+            for label in slow["flagged"]
+        )
+        peer = project["results"].get("pytest_benchmark")
+        peer_text = (
+            f"{VERDICTS.get(peer['readme'][-1]['exit_code'], peer['readme'][-1]['exit_code'])} / "
+            f"{len(peer['slow'][-1]['flagged'])} flagged"
+            if peer and peer["readme"] and peer["slow"]
+            else ""
+        )
+        lines.append(
+            f"| {title} | {readme.get('cells', '')} | {VERDICTS.get(readme['exit_code'], readme['exit_code'])} | "
+            f"{VERDICTS.get(slow['exit_code'], slow['exit_code'])}: {flagged or 'none'} | {corpus_outcome(project)} | "
+            f"{peer_text} | {readme['wall_seconds']:.0f} s / {slow['wall_seconds']:.0f} s |"
+        )
+    lines.append("")
+    for project in receipt["body"]["projects"]:
+        options = " ".join(project.get("gate_args", []))
+        lines.append(
+            f"- {project['name']}: `--bench '{' '.join(project['bench'])}'`{f' `{options}`' if options else ''}, "
+            f"Python {project['python']}; slow-down: {project['slowdown']['what']} (`{project['slowdown']['file']}`), "
+            f"which should flag `{project.get('slowed_cell', '')}`."
+        )
+    provenance = receipt["provenance"]
+    expected = sum(corpus_outcome(project) == "as expected" for project in receipt["body"]["projects"])
+    lines += [
+        "",
+        f"{expected} of {len(receipt['body']['projects'])} projects as expected. From one run on "
+        f"{provenance['machine']['cpu_model']} ({provenance['started_utc']}); tolerance "
+        f"{receipt['body']['projects'][0]['factor']:g}; tools: "
+        + ", ".join(f"{name} {version}" for name, version in sorted(receipt["body"]["tools"].items()) if version)
+        + ".",
+        END,
+    ]
+    return "\n".join(lines)
+
+
 def _seal_and_render(summary: str | None) -> int:
     sys.path.insert(0, str(HERE.parent))
     from bootmark.core import provenance, receipts, workspace
@@ -380,9 +737,30 @@ def _seal_and_render(summary: str | None) -> int:
         _log(f"receipt {receipts.write_receipt(sealed, workspace.directory_for('gatesuites'))}")
     newest = receipts.newest_receipt(workspace.directory_for("gatesuites"), "gatesuites")
     readme = workspace.find().readme
-    rewrite_section(readme, render(receipts.load_receipt(newest)), BEGIN, END)
+    rewrite_section(readme, render_any(receipts.load_receipt(newest)), BEGIN, END)
     _log(f"{readme} rendered from {newest}")
     return 0
+
+
+def _failed(project: Project, source: str, error: BaseException, factor: float, runs: int) -> dict:
+    """The record of a project that could not be studied: why, with no runs."""
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=source, capture_output=True, text=True).stdout.strip()
+    return {
+        "name": project.name,
+        "repository": project.repository,
+        "framework": project.framework,
+        "upstream_commit": commit,
+        "bench": list(project.bench),
+        "slowdown": {"file": project.slow_file, "what": project.slow_why},
+        "python": project.python,
+        "factor": factor,
+        "runs": runs,
+        "results": {"bootmark_gate": {"readme": [], "slow": []}},
+        "suite": project.suite,
+        "slowed_cell": project.slowed_cell,
+        "gate_args": list(project.gate_args),
+        "exception": f"the study could not set it up: {error}",
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -398,30 +776,53 @@ def main(argv: list[str] | None = None) -> int:
         help="the bootmark command (default: beside this interpreter); e.g. one installed from the wheel in an "
         "environment of its own, as a newcomer installs it",
     )
+    parser.add_argument(
+        "--corpus",
+        action="store_true",
+        help="the corpus study: every CORPUS project's README-only and slow-down commit, gated once each",
+    )
+    parser.add_argument(
+        "--mirrors",
+        metavar="DIR",
+        help="a folder of fetched repositories laid out as OWNER+NAME/repo, for projects without --source",
+    )
+    parser.add_argument("--only", action="append", default=[], metavar="NAME", help="run only these projects")
     parser.add_argument("--out", help="JSON summary path")
     parser.add_argument("--seal", metavar="JSON", help="seal a finished summary as a gatesuites receipt and render it")
     parser.add_argument("--render", action="store_true", help="render the newest gatesuites receipt")
     args = parser.parse_args(argv)
     if args.seal or args.render:
         return _seal_and_render(args.seal)
-    if not args.out or not args.source:
-        parser.error("--out and at least one --source NAME=PATH are needed to run the study")
+    projects = CORPUS if args.corpus else PROJECTS
     sources = dict(item.split("=", 1) for item in args.source)
-    unknown = set(sources) - {project.name for project in PROJECTS}
+    for project in projects:
+        mirror = os.path.join(args.mirrors or "", project.repository.replace("/", "+"), "repo")
+        if project.name not in sources and args.mirrors and os.path.isdir(mirror):
+            sources[project.name] = mirror
+    if args.only:
+        sources = {name: path for name, path in sources.items() if name in args.only}
+    if not args.out or not sources:
+        parser.error("--out and at least one --source NAME=PATH (or --mirrors DIR) are needed to run the study")
+    unknown = set(sources) - {project.name for project in projects}
     if unknown:
-        parser.error(f"unknown project(s) {sorted(unknown)}; known: {[project.name for project in PROJECTS]}")
+        parser.error(f"unknown project(s) {sorted(unknown)}; known: {[project.name for project in projects]}")
     python = shutil.which(args.python) or args.python
-    body = {"tools": gate_vs_asv._tool_versions(), "projects": []}
+    body = {"tools": gate_vs_asv._tool_versions(), "projects": [], **({"corpus": True} if args.corpus else {})}
     body["tools"]["bootmark"] = subprocess.run(
         [args.bootmark, "--version"], capture_output=True, text=True, check=True
     ).stdout.split()[1]
+    runs = 1 if args.corpus else args.runs
     with tempfile.TemporaryDirectory(prefix="gate_real_suites-") as scratch:
-        for project in PROJECTS:
-            if project.name in sources:
-                body["projects"].append(
-                    study(project, sources[project.name], args.runs, args.factor, python, Path(scratch), args.bootmark)
-                )
-                Path(args.out).write_text(json.dumps(body, indent=1) + "\n", encoding="utf-8")
+        for project in projects:
+            if project.name not in sources:
+                continue
+            try:
+                found = study(project, sources[project.name], runs, args.factor, python, Path(scratch), args.bootmark)
+            except (subprocess.CalledProcessError, SystemExit, OSError) as error:  # one project, not the study
+                _log(f"{project.name}: {error}")
+                found = _failed(project, sources[project.name], error, args.factor, runs)
+            body["projects"].append(found)
+            Path(args.out).write_text(json.dumps(body, indent=1) + "\n", encoding="utf-8")
     _log(f"summary written to {args.out}")
     return 0
 

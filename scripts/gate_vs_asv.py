@@ -1242,15 +1242,13 @@ def _tool_versions() -> dict[str, str | None]:
 
 def _seal_and_render(summary_path: str | None) -> int:
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from bootmark.core import receipts, workspace
     from bootmark.gate import asv_study as gatecheck
 
     if summary_path:
         path = gatecheck.seal_study(json.loads(Path(summary_path).read_text(encoding="utf-8")))
         _log(f"receipt {path}")
-    newest = receipts.newest_receipt(workspace.directory_for("gatecheck"), "gatecheck")
-    gatecheck.update_readme(newest)
-    _log(f"README.md rendered from {newest}")
+    gatecheck.update_readme()
+    _log(f"rendered from {gatecheck.newest(False)} (quiet) and {gatecheck.newest(True)} (busy)")
     return 0
 
 

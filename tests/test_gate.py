@@ -19,6 +19,7 @@ from dataclasses import replace
 import pytest
 
 from bootmark.core import receipts
+from bootmark.gate import asv_worker
 from bootmark.gate import worker as suite_worker
 
 BOOTMARK = os.path.join(os.path.dirname(sys.executable), "bootmark")
@@ -329,7 +330,7 @@ def test_discovery_follows_asv_conventions(tmp_path):
             """
         )
     )
-    benchmarks, problems = suite_worker.discover(str(folder))
+    benchmarks, problems = asv_worker.discover(str(folder))
     by_name = {benchmark["name"]: benchmark for benchmark in benchmarks}
     assert sorted(by_name) == ["bench_a.Cached.mem_size", "bench_a.Cached.track_it", "bench_a.time_flat"]
     assert by_name["bench_a.time_flat"]["params"] == [["1", "2", "3"]]
@@ -340,7 +341,7 @@ def test_discovery_follows_asv_conventions(tmp_path):
         {
             "benchmark": "bench_a.Cached.timeraw_start",
             "feature": "timeraw_*",
-            "why": suite_worker.UNSUPPORTED_PREFIXES["timeraw_"],
+            "why": asv_worker.UNSUPPORTED_PREFIXES["timeraw_"],
         }
     ]
     requests = [
@@ -352,7 +353,7 @@ def test_discovery_follows_asv_conventions(tmp_path):
     ]
     replies = io.StringIO()
     channel = suite_worker.Channel(io.StringIO("".join(json.dumps(r) + "\n" for r in requests)), replies)
-    suite_worker._serve_asv({"benchmark_dir": str(folder), "select": ["bench_a"]}, channel, {}, {})
+    asv_worker.serve(suite_worker.Host(channel, {}, {}), {"benchmark_dir": str(folder), "select": ["bench_a"]})
     hello, prepared, tracked, _, sized, skipped = (json.loads(line) for line in replies.getvalue().splitlines())
     assert [benchmark["module"] for benchmark in hello["benchmarks"]] == ["bench_a"] * 3
     assert prepared == {"ok": True}

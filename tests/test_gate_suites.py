@@ -216,7 +216,7 @@ def test_every_form_of_pytest_benchmarks_documentation_gates(tmp_path, site_whee
 
 
 def test_asvs_warmup_time_is_a_least_warm_up_on_each_side(tmp_path):
-    from bootmark.gate import worker
+    from bootmark.gate import asv_worker
     from bootmark.gate.suite import MAX_WARMUP_SAMPLES, Benchmark
 
     folder = tmp_path / "bench"
@@ -226,9 +226,9 @@ def test_asvs_warmup_time_is_a_least_warm_up_on_each_side(tmp_path):
         "time_b.warmup_time = -1  # asv's 'the default'\n\n\nclass Slow:\n    warmup_time = 60\n\n"
         "    def time_c(self):\n        pass\n"
     )
-    found, problems = worker.discover(str(folder))
+    found, problems = asv_worker.discover(str(folder))
     assert not problems["import_errors"]
-    benchmarks = {entry["name"]: Benchmark.from_json(worker._public(entry)) for entry in found}
+    benchmarks = {entry["name"]: Benchmark.from_json(asv_worker._public(entry)) for entry in found}
     # module 0.25 s over samples of 0.02 s: 13; -1 on the function wins and means none; a
     # class's 60 s is capped
     assert benchmarks["bench_warm.time_a"].warmup_samples(2, 0.02) == 13

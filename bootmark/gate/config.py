@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import json5
 
 from bootmark.gate.pyperf_worker import script_paths
+from bootmark.gate.worker import ADAPTERS
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -50,7 +51,7 @@ DEFAULT_TOLERANCE = 1.10  # asv continuous's default factor, so the two gates as
 ASV_CONFIG_FOLDERS = ("", "benchmarks", "asv_bench")  # where asv's users keep asv.conf.json
 # where suites are kept when no configuration names one (pytest-benchmark's users vary most)
 DEFAULT_FOLDERS = ("benchmarks", "bench", "benchmark", "tests/benchmarks")
-FRAMEWORKS = ("asv", "pytest", "pyperf")
+FRAMEWORKS = tuple(ADAPTERS)  # asv, pytest, pyperf: one worker adapter each
 
 
 class SuiteError(RuntimeError):

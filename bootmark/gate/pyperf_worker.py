@@ -2,7 +2,7 @@
 pyperformance, jsonschema's and multidict's ``benchmarks/``), run in the worker, each
 benchmark they declare a cell timed on request.
 
-Loaded by path by :mod:`bootmark.gate.worker`, in the gated project's environment, which
+An adapter of :mod:`bootmark.gate.worker`, loaded by path, in the gated project's environment, which
 must have pyperf (the scripts import it); standard library otherwise.
 
 How a script becomes cells. A pyperf script builds a ``pyperf.Runner`` and calls its
@@ -193,34 +193,25 @@ def discover(config, problems, time_calls):
     return declared, benchmarks
 
 
-def serve(config, channel, problems, hello, versions, time_calls, serve_prepared):
+def serve(host, config):
     """Run the pyperf scripts ``config`` names, reply with their benchmarks, then serve the
-    parent's requests until ``stop``.
+    parent's requests until ``stop`` (the adapter interface of :mod:`bootmark.gate.worker`).
 
     Parameters
     ----------
+    host : bootmark.gate.worker.Host
+        The channel, the first reply to complete, and the worker's shared tools.
     config : dict
         The worker's configuration (``benchmark_dir``, ``root``, ``select``: script paths
         relative to the root).
-    channel : bootmark.gate.worker.Channel
-    problems, hello : dict
-        The first reply's problems and the first reply itself, completed here.
-    versions : callable
-        The loaded distributions' versions.
-    time_calls : callable
-        The worker's timing loop.
-    serve_prepared : callable
-        The worker's request loop over prepared cells: ``serve_prepared(channel, hello,
-        prepare)``, ``prepare(name, index)`` giving a cell with ``call``, ``timed`` and
-        ``close``.
     """
     try:
-        declared, benchmarks = discover(config, problems, time_calls)
+        declared, benchmarks = discover(config, host.problems, host.time_calls)
     except ImportError as error:
-        problems["import_errors"]["(pyperf)"] = (
+        host.problems["import_errors"]["(pyperf)"] = (
             f"{type(error).__name__}: {error}: pyperf is not installed in the environment the gate's workers run "
             "in; install it there (the suite's scripts import it)"
         )
         declared, benchmarks = {}, []
-    hello.update(benchmarks=benchmarks, distributions=versions())
-    serve_prepared(channel, hello, lambda name, index: declared[name])
+    host.hello.update(benchmarks=benchmarks, distributions=host.versions())
+    host.serve_prepared(lambda name, index: declared[name])

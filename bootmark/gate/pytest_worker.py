@@ -1,7 +1,7 @@
 """The pytest-benchmark side of a ``bootmark gate`` worker: a project's tests that use the
 ``benchmark`` fixture, collected by pytest itself and timed on request.
 
-Loaded by path by :mod:`bootmark.gate.worker`, in the gated project's environment, which
+An adapter of :mod:`bootmark.gate.worker`, loaded by path, in the gated project's environment, which
 must have pytest (a pytest-benchmark suite needs it anyway); standard library otherwise.
 
 How a test becomes a cell. pytest collects the suite as it would (the project's
@@ -398,22 +398,25 @@ def _xdist_off():
     return XdistOff()
 
 
-def serve(config, channel, problems, hello, versions, time_calls):
+def serve(host, config):
     """Collect the pytest-benchmark suite ``config`` names, reply with its benchmarks, then
-    serve the parent's requests until ``stop``.
+    serve the parent's requests until ``stop`` (the adapter interface of
+    :mod:`bootmark.gate.worker`).
 
     Parameters
     ----------
+    host : bootmark.gate.worker.Host
+        The channel, the first reply to complete, and the worker's shared tools.
     config : dict
         The worker's configuration (``benchmark_dir``, ``root``, ``select``: node ids).
-    channel : bootmark.gate.worker.Channel
-    problems, hello : dict
-        The first reply's problems and the first reply itself, completed here.
-    versions : callable
-        The loaded distributions' versions.
-    time_calls : callable
-        The worker's timing loop.
     """
+    channel, problems, hello, versions, time_calls = (
+        host.channel,
+        host.problems,
+        host.hello,
+        host.versions,
+        host.time_calls,
+    )
     try:
         import pytest  # late: the project's environment must have it for a pytest suite
     except ImportError:

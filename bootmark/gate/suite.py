@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bootmark.core.processes import LineProcess
+from bootmark.gate.asv_worker import module_names
 from bootmark.gate.config import GateConfig, SuiteError
-from bootmark.gate.worker import module_names
 
 __all__ = [
     "Benchmark",
