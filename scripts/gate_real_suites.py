@@ -26,6 +26,7 @@ environment is built with pip).
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import os
 import shutil
@@ -603,9 +604,16 @@ def run_pytest_benchmark(project: Project, clone: Path, interpreter: Path, head:
     return {"exit_code": code, "flagged": flagged, "wall_seconds": wall}
 
 
+def _interpreter(version: str) -> str:
+    """An interpreter of Python ``version``: pyenv's own (its shims refuse a version that is
+    not active), else ``pythonX.Y`` on the path."""
+    found = sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}.*/bin/python{version}")))
+    return found[-1] if found else shutil.which(f"python{version}") or f"python{version}"
+
+
 def study(project: Project, source: str, runs: int, factor: float, python: str, scratch: Path, bootmark: str) -> dict:
     """Every tool ``runs`` times on the README-only and on the slow-down commit, alternating."""
-    python = (shutil.which(f"python{project.python}") or python) if project.python else python
+    python = _interpreter(project.python) if project.python else python
     clone, interpreter, commits = prepare(project, source, scratch, python)
     peer = None if not project.peer_selection else "asv" if project.framework == "asv" else "pytest_benchmark"
     config = _asv_config(project, clone, scratch, python) if peer == "asv" else None
