@@ -5,6 +5,11 @@ project environment without bootmark in it).
 
 Known answers come from construction, as in tests/test_gate.py: a commit that makes one
 workload do 1.5x the work must fail and be named, a README-only commit must pass.
+
+Every gate here runs as a new user runs it: the console script of bootmark's wheel,
+installed in a fresh environment of its own, its workers on this test environment's
+interpreter (``--python``), which stands for the project's environment (pytest and
+pytest-benchmark installed, as a project that has such a suite has them).
 """
 
 import json
@@ -13,10 +18,28 @@ import subprocess
 import sys
 
 import pytest
-from test_gate import PACKAGE, commit, gate, git
+from test_gate import PACKAGE, commit, git
+from wheel_fixture import run_in
 
 from asv import util as asv_util
 from bootmark.gate.config import SuiteError, load_config
+
+INSTALLED = {}  # the wheel's console script and its user's environment, set for each test below
+
+
+@pytest.fixture(autouse=True)
+def gate_from_the_wheel(site_wheel, monkeypatch):
+    """:func:`gate` runs the wheel's ``bootmark gate`` in every test of this module."""
+    monkeypatch.setitem(INSTALLED, "bootmark", site_wheel)
+
+
+def gate(root, *arguments, environment=None):
+    """The wheel's ``bootmark gate`` run in ``root``, its workers on this environment's
+    interpreter unless ``--python`` is among ``arguments``."""
+    script, user = INSTALLED["bootmark"]
+    python = () if any(argument.startswith("--python") for argument in arguments) else ("--python", sys.executable)
+    return run_in([script, "gate", "--no-progress", *arguments, *python], user | (environment or {}), root)
+
 
 UTILS = "def size():\n    return 300\n"
 

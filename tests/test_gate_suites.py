@@ -378,3 +378,57 @@ def test_a_pyperf_suite_gates_each_declared_benchmark(tmp_path, site_wheel):
         "benchmarks/bm_demo.py::work_async": "regression",
         "benchmarks/bm_demo.py::work_loops": "regression",
     }
+
+
+def test_an_invalid_bench_pattern_is_one_line_and_exit_2_from_the_wheel(tmp_path, site_wheel):
+    root = _asv_project(tmp_path / "project", {"bench_ok": "def time_x():\n    pass\n"})
+    for verb in ("gate", "record"):
+        script, environment = site_wheel
+        completed = run_in([script, verb, "--bench", "(", "--no-progress"], environment, root)
+        assert completed.returncode == 2, completed.stderr
+        assert completed.stderr.strip().splitlines() == [
+            f"bootmark {verb}: --bench '(' is not a regular expression (missing ), unterminated subpattern at "
+            "position 0); escape ( [ * + ? with a backslash to match them as text"
+        ]
+
+
+def test_a_setup_py_project_whose_tests_package_puts_the_checkout_first_is_still_two_sides(tmp_path, site_wheel):
+    """No [project] table, the suite in a ``tests`` package (pytest inserts the rootdir, the
+    current checkout, first on the import path) and ``pythonpath = .``: the package must
+    still come from each side's own tree, or the slow-down is measured on both sides."""
+    root = tmp_path / "project"
+    (root / "demo").mkdir(parents=True)
+    (root / "demo" / "__init__.py").write_text(PACKAGE)
+    (root / "tests" / "perf").mkdir(parents=True)
+    (root / "tests" / "__init__.py").write_text("")
+    (root / "tests" / "perf" / "__init__.py").write_text("")
+    (root / "tests" / "perf" / "test_speed.py").write_text(
+        "import demo\n\n\ndef test_work(benchmark):\n    benchmark(demo.work)\n"
+    )
+    (root / "setup.py").write_text("from setuptools import setup\n\nsetup(name='demo', packages=['demo'])\n")
+    (root / "pytest.ini").write_text("[pytest]\npythonpath = .\n")
+    git_repository(root, "A")
+    package = root / "demo" / "__init__.py"
+    package.write_text(package.read_text().replace("WORK = 6000", "WORK = 9000"))
+    commit(root, "B: work() does 1.5x the work")
+    completed, body = _gate(site_wheel, root, "--benchmarks", "tests/perf")
+    assert completed.returncode == 1, completed.stdout + completed.stderr
+    assert [cell["status"] for cell in body["cells"]] == ["regression"]
+
+
+def test_the_package_is_told_by_the_import_roots_when_its_distribution_name_is_not_importable(tmp_path):
+    from bootmark.gate.config import load_config
+
+    for name in ("graphql", "tests", "docs"):  # graphql-core's layout: one package, and folders that are not it
+        (tmp_path / "src" / name).mkdir(parents=True)
+        (tmp_path / "src" / name / "__init__.py").write_text("")
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "graphql-core"\n')
+    assert load_config(str(tmp_path)).package == "graphql"
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "GraphQL"\n')  # pint's "Pint": any case
+    assert load_config(str(tmp_path)).package == "graphql"
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "setup.py").write_text("setup(name='graphql', version='1')\n")
+    (tmp_path / "src" / "other").mkdir()
+    (tmp_path / "src" / "other" / "__init__.py").write_text("")  # two packages: setup.py's name decides
+    assert load_config(str(tmp_path)).package == "graphql"

@@ -161,6 +161,51 @@ def _asv_benchmark_dir(root, required=True):
     return None, None
 
 
+NOT_THE_PACKAGE = frozenset(
+    {"tests", "test", "testing", "benchmarks", "benchmark", "bench", "asv_bench", "docs", "doc", "examples", "scripts"}
+)
+
+
+def _import_name(root, paths, project_name):
+    """The import name of the project's package, which each worker imports first from its
+    side's tree (and whose origin it reports): the distribution name made importable when a
+    package of that name (in any case) is in the import roots, else the one package there
+    (not a tests, docs or benchmark folder), else the distribution name. Checked, because
+    without it a test runner that puts the checkout first on the import path (pytest's
+    ``pythonpath = .``, or its rootdir inserted for a ``tests`` package) would give both
+    sides the current code."""
+    wanted = re.sub(r"[-.]+", "_", project_name) if project_name else None
+    found = []
+    for path in paths:
+        folder = os.path.join(root, path)
+        names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+        found += [
+            name
+            for name in names
+            if name.isidentifier()
+            and name not in NOT_THE_PACKAGE
+            and os.path.isfile(os.path.join(folder, name, "__init__.py"))
+        ]
+    same = [name for name in found if wanted is not None and name.lower() == wanted.lower()]
+    return same[0] if same else found[0] if len(found) == 1 else wanted
+
+
+def _setup_name(root):
+    """The ``name=`` a setup.py or setup.cfg gives, for a project with no ``[project]`` table."""
+    for file, pattern in (
+        ("setup.cfg", r"(?m)^name\s*=\s*([\w.-]+)"),
+        ("setup.py", r"\bname\s*=\s*['\"]([\w.-]+)['\"]"),
+    ):
+        try:
+            with open(os.path.join(root, file), encoding="utf-8", errors="replace") as stream:
+                found = re.search(pattern, stream.read())
+        except OSError:
+            continue
+        if found:
+            return found.group(1)
+    return None
+
+
 def _is_pytest_folder(folder):
     """Whether ``folder`` holds pytest test files (then it is a pytest-benchmark suite)."""
     for _, _, files in os.walk(folder):
@@ -318,10 +363,10 @@ def load_config(
     python = python or table.get("python")
     if python is not None:
         python = _interpreter(root, python)
-    package = table.get("package") or (re.sub(r"[-.]+", "_", project_name) if project_name else None)
     paths = _strings(table["paths"], "[tool.bootmark.gate] paths") if "paths" in table else None
     if paths is None:
         paths = ("src",) if os.path.isdir(os.path.join(root, "src")) else ("",)
+    package = table.get("package") or _import_name(root, paths, project_name or _setup_name(root))
     install = table.get("install")
     if install is not None:
         install = tuple(shlex.split(install)) if isinstance(install, str) else _strings(install, "install")
