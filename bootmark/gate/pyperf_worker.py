@@ -153,7 +153,7 @@ class _Recorder:
 
 def discover(config, problems, time_calls):
     """Run the selected scripts with ``pyperf.Runner`` recording; the declared cells by
-    name, and the benchmarks' descriptions for the first reply."""
+    name."""
     import pyperf  # the scripts import it; a missing pyperf is reported by the caller
 
     root = config["root"]
@@ -177,20 +177,7 @@ def discover(config, problems, time_calls):
                 problems["import_errors"][script] = traceback.format_exc(limit=-8)
     finally:
         pyperf.Runner, sys.argv = original, arguments
-    benchmarks = [
-        {
-            "name": name,
-            "module": name.split("::", 1)[0],
-            "kind": "time",
-            "param_names": [],
-            "params": [],
-            "number": None,
-            "timeout": DEFAULT_TIMEOUT_S,
-            "unit": None,
-        }
-        for name in sorted(declared)
-    ]
-    return declared, benchmarks
+    return declared
 
 
 def serve(host, config):
@@ -206,12 +193,13 @@ def serve(host, config):
         relative to the root).
     """
     try:
-        declared, benchmarks = discover(config, host.problems, host.time_calls)
+        declared = discover(config, host.problems, host.time_calls)
     except ImportError as error:
         host.problems["import_errors"]["(pyperf)"] = (
             f"{type(error).__name__}: {error}: pyperf is not installed in the environment the gate's workers run "
             "in; install it there (the suite's scripts import it)"
         )
-        declared, benchmarks = {}, []
+        declared = {}
+    benchmarks = [host.time_cell(name, name.split("::", 1)[0], DEFAULT_TIMEOUT_S) for name in sorted(declared)]
     host.hello.update(benchmarks=benchmarks, distributions=host.versions())
     host.serve_prepared(lambda name, index: declared[name])

@@ -187,9 +187,9 @@ class _Session:
     """The pytest plugin that collects the suite, replies with its benchmarks and serves
     the parent's requests from inside pytest's run-test loop."""
 
-    def __init__(self, config, channel, problems, hello, versions, time_calls):
-        self.config, self.channel, self.problems, self.hello = config, channel, problems, hello
-        self.versions, self.time_calls = versions, time_calls
+    def __init__(self, config, host):
+        self.config, self.channel, self.problems, self.hello = config, host.channel, host.problems, host.hello
+        self.versions, self.time_calls, self.time_cell = host.versions, host.time_calls, host.time_cell
         self.reports = []
         self.served = False
         self.whole_tests, self.current = set(), None
@@ -235,19 +235,7 @@ class _Session:
             elif item.get_closest_marker(FIXTURE) is not None and hasattr(item, "obj"):
                 items[item.nodeid] = item  # pytest-codspeed's form: the test body is the timed call
                 self.whole_tests.add(item.nodeid)
-        self.hello["benchmarks"] = [
-            {
-                "name": nodeid,
-                "module": nodeid,
-                "kind": "time",
-                "param_names": [],
-                "params": [],
-                "number": None,
-                "timeout": DEFAULT_TIMEOUT_S,
-                "unit": None,
-            }
-            for nodeid in sorted(items)
-        ]
+        self.hello["benchmarks"] = [self.time_cell(nodeid, nodeid, DEFAULT_TIMEOUT_S) for nodeid in sorted(items)]
         self.hello["distributions"] = self.versions()
         self.channel.reply(self.hello)
         while True:
@@ -410,13 +398,7 @@ def serve(host, config):
     config : dict
         The worker's configuration (``benchmark_dir``, ``root``, ``select``: node ids).
     """
-    channel, problems, hello, versions, time_calls = (
-        host.channel,
-        host.problems,
-        host.hello,
-        host.versions,
-        host.time_calls,
-    )
+    channel, problems, hello, versions = host.channel, host.problems, host.hello, host.versions
     try:
         import pytest  # late: the project's environment must have it for a pytest suite
     except ImportError:
@@ -440,7 +422,7 @@ def serve(host, config):
         "ignore::pytest.PytestAssertRewriteWarning",
         *config.get("pytest_args", ()),  # the project's own, last, as it runs its suite
     ]
-    session = _Session(config, channel, problems, hello, versions, time_calls)
+    session = _Session(config, host)
     # pytest's own words until its run-test loop starts, kept for the parent: a pytest that
     # stops early (a usage error in the project's addopts) says why only there.
     early = _EarlyOutput(sys.stderr, lambda: "benchmarks" in hello)

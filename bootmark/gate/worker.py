@@ -266,6 +266,31 @@ class Host:
     failure_text = staticmethod(failure_text)
 
     @staticmethod
+    def time_cell(name: str, module: str, timeout: float) -> dict:
+        """The description of a benchmark with one cell, timed (no parameters, no fixed
+        ``number``), as ``hello["benchmarks"]`` lists it: a pytest test, a pyperf benchmark.
+
+        Parameters
+        ----------
+        name : str
+            The cell's name.
+        module : str
+            What a worker loads for it (a pytest node id, a pyperf script's path).
+        timeout : float
+            Seconds one call may take.
+        """
+        return {
+            "name": name,
+            "module": module,
+            "kind": "time",
+            "param_names": [],
+            "params": [],
+            "number": None,
+            "timeout": timeout,
+            "unit": None,
+        }
+
+    @staticmethod
     def versions() -> dict:
         """The versions of the distributions loaded now, for the receipt."""
         return _distribution_versions()
