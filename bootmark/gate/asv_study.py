@@ -177,7 +177,18 @@ def _version(body: dict, key: str) -> str:
 
 
 def is_busy(receipt: dict) -> bool:
-    """Whether a ``gatecheck`` receipt was measured beside a noisy neighbour."""
+    """Whether a ``gatecheck`` receipt was measured beside a noisy neighbour.
+
+    Parameters
+    ----------
+    receipt : dict
+        A loaded ``gatecheck`` receipt.
+
+    Returns
+    -------
+    bool
+        True when its body records a ``neighbour``.
+    """
     return "neighbour" in receipt["body"]
 
 

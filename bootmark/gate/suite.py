@@ -381,6 +381,15 @@ def literal_start(pattern: str) -> str | None:
     start of a name (``^``) and has no alternation; None otherwise (a pattern searched
     anywhere in a name can match in any module).
 
+    Parameters
+    ----------
+    pattern : str
+        A ``--bench`` regular expression.
+
+    Returns
+    -------
+    str or None
+
     Examples
     --------
     >>> from bootmark.gate.suite import literal_start
