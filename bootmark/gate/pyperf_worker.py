@@ -36,7 +36,6 @@ import os
 import runpy
 import sys
 import timeit as timeit_module
-import traceback
 
 __all__ = ["script_paths", "serve"]
 
@@ -151,7 +150,7 @@ class _Recorder:
         self._unsupported.append({"benchmark": f"{self._script}::{name}", "feature": "bench_command", "why": COMMAND})
 
 
-def discover(config, problems, time_calls):
+def discover(config, problems, time_calls, failure_text):
     """Run the selected scripts with ``pyperf.Runner`` recording; the declared cells by
     name."""
     import pyperf  # the scripts import it; a missing pyperf is reported by the caller
@@ -174,7 +173,7 @@ def discover(config, problems, time_calls):
                 if stop.code not in (None, 0):
                     problems["import_errors"][script] = f"SystemExit: {stop.code}"
             except Exception:  # a broken script is reported by name, with its traceback
-                problems["import_errors"][script] = traceback.format_exc(limit=-8)
+                problems["import_errors"][script] = failure_text()
     finally:
         pyperf.Runner, sys.argv = original, arguments
     return declared
@@ -193,7 +192,7 @@ def serve(host, config):
         relative to the root).
     """
     try:
-        declared = discover(config, host.problems, host.time_calls)
+        declared = discover(config, host.problems, host.time_calls, host.failure_text)
     except ImportError as error:
         host.problems["import_errors"]["(pyperf)"] = (
             f"{type(error).__name__}: {error}: pyperf is not installed in the environment the gate's workers run "
