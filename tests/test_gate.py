@@ -389,6 +389,9 @@ def test_a_moved_drift_control_turns_a_regression_into_cannot_judge():
         ("slower", "undecided", "slower", "regression", 3),
         ("slower", "undecided", "undecided", "unconfirmed", 3),
         ("slower", "undecided", "same", "unconfirmed", 3),
+        # the two fresh pairs disagree on the sign: the machine moved, a third pair decides
+        ("slower", "improvement", "slower", "regression", 3),
+        ("slower", "improvement", "same", "unconfirmed", 3),
         ("improvement", "improvement", None, "improvement", 2),  # improvements are seen twice too
         ("improvement", "same", None, "unconfirmed-improvement", 2),
         ("improvement", "undecided", None, "unconfirmed-improvement", 2),

@@ -16,6 +16,12 @@ import sys
 from test_gate import PACKAGE, commit
 from wheel_fixture import git_repository, run_in
 
+# What the gate owes a cell whose code did not change: no alarm. A first measurement that
+# flags it and a confirmation in fresh workers that clears it ("unconfirmed") is that promise
+# kept, and happens now and then on a loaded runner for microsecond cells; "improvement" or
+# "regression" would break it.
+NO_ALARM = frozenset({"same", "unconfirmed"})
+
 ASV_SUITE = """
 from asv_runner.benchmarks.mark import skip_benchmark, skip_for_params
 
@@ -186,12 +192,12 @@ def test_asv_kinds_and_attributes_are_read_as_asv_reads_them(tmp_path, site_whee
     assert (mem["kind"], mem["unit"]) == ("mem", "bytes")
     assert 1.45 < mem["ratio"]["median"] < 1.55, mem["ratio"]
     assert cells["bench_asv.time_work"]["pretty_name"] == "the whole loop"
-    assert cells["renamed.time_other_by_its_author"]["status"] == "same"
+    assert cells["renamed.time_other_by_its_author"]["status"] in NO_ALARM
     assert cells["bench_asv.Sizes.time_k(2)"]["status"] == "skipped"
     assert "skip_params" in cells["bench_asv.Sizes.time_k(2)"]["note"]
-    assert {cells[f"bench_asv.Sizes.time_k({k})"]["status"] for k in (1, 3)} == {"same"}
+    assert {cells[f"bench_asv.Sizes.time_k({k})"]["status"] for k in (1, 3)} <= NO_ALARM
     assert not [label for label in cells if "time_never" in label]
-    assert {cells[f"bench_module_params.time_sum({n})"]["status"] for n in (100, 200)} == {"same"}
+    assert {cells[f"bench_module_params.time_sum({n})"]["status"] for n in (100, 200)} <= NO_ALARM
 
 
 def test_every_form_of_pytest_benchmarks_documentation_gates(tmp_path, site_wheel):
@@ -200,7 +206,7 @@ def test_every_form_of_pytest_benchmarks_documentation_gates(tmp_path, site_whee
     assert completed.returncode == 1, completed.stdout + completed.stderr
     statuses = {cell["label"].rsplit("::", 1)[1]: cell["status"] for cell in body["cells"]}
     ratios = {cell["label"]: (cell["ratio"], cell["confirmation"], cell["number"]) for cell in body["cells"]}
-    assert statuses.pop("test_unchanged_code") == "same", ratios
+    assert statuses.pop("test_unchanged_code") in NO_ALARM, ratios
     assert statuses == dict.fromkeys(statuses, "regression"), (statuses, ratios, completed.stderr[-3000:])
     assert sorted(statuses) == [
         "test_as_a_decorator",
@@ -372,9 +378,8 @@ def test_a_pyperf_suite_gates_each_declared_benchmark(tmp_path, site_wheel):
     assert completed.returncode == 1, completed.stdout + completed.stderr
     assert body["project"]["framework"] == "pyperf" and body["problems"] == []
     statuses = {cell["label"]: cell["status"] for cell in body["cells"]}
+    assert {statuses.pop(label) for label in ("benchmarks/bm_demo.py::other", "benchmarks/bm_demo.py::other_twice")} <= NO_ALARM
     assert statuses == {
-        "benchmarks/bm_demo.py::other": "same",
-        "benchmarks/bm_demo.py::other_twice": "same",
         "benchmarks/bm_demo.py::work": "regression",
         "benchmarks/bm_demo.py::work_async": "regression",
         "benchmarks/bm_demo.py::work_loops": "regression",

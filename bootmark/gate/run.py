@@ -16,9 +16,9 @@ How a verdict is reached, per cell (a benchmark's parameter combination):
    ``budget`` is spent.
 4. A slower cell is measured again by fresh workers, and fails the gate only when the
    second measurement is slower beyond the tolerance too. When the second measurement is
-   inconclusive (its interval straddles the tolerance even after ``max_rounds``), a third
-   pair of fresh workers decides; a second measurement within the tolerance clears the
-   cell at once. A cell still undecided after ``max_rounds`` whose median ratio lies beyond
+   inconclusive (its interval straddles the tolerance even after ``max_rounds``) or
+   contradicts the first (faster beyond the tolerance), a third pair of fresh workers
+   decides; a second measurement within the tolerance clears the cell at once. A cell still undecided after ``max_rounds`` whose median ratio lies beyond
    the tolerance is measured again too, and fails only if that fresh pair finds it slower
    on its own. Fresh workers matter because a pair of processes can carry a bias of its
    own (tens of percent, seen on shared virtual machines for sub-millisecond loops) that
@@ -70,6 +70,9 @@ __all__ = [
 ]
 
 SIDES = (BASELINE, CURRENT)
+# A slower cell whose second measurement finds it faster beyond the tolerance: two fresh
+# pairs that disagree on the sign say the machine moved, not the code, so a third decides.
+CONTRADICTED = ("slower", "improvement")
 MIN_ROUNDS = 5  # fewer paired rounds give no interval worth a verdict
 
 
@@ -314,7 +317,8 @@ def _confirm(cells, verdicts, pair, config, settings, control, deadline, progres
     beyond the tolerance (``_leaning``).
 
     A slower cell becomes a ``regression`` when the second measurement is slower too, or
-    when it is undecided and a third one is slower; ``unconfirmed`` otherwise. An
+    when it is undecided or faster (a contradiction) and a third one is slower;
+    ``unconfirmed`` otherwise. An
     improvement stays one only when the second measurement is faster too; otherwise it is
     an ``unconfirmed-improvement``, kept out of the summary's sections. A leaning cell gets
     no third measurement: it becomes a ``regression`` (an ``improvement``) only when the
@@ -361,7 +365,7 @@ def _confirm(cells, verdicts, pair, config, settings, control, deadline, progres
                 )
             elif first.status == "improvement":
                 status, note = ("improvement" if second.status == "improvement" else "unconfirmed-improvement"), ""
-            elif second.status == "undecided" and attempt == 2:
+            elif attempt == 2 and (second.status == "undecided" or (first.status, second.status) == CONTRADICTED):
                 undecided.append(cell)
                 status, note = first.status, ""
             else:
