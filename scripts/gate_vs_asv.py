@@ -192,6 +192,10 @@ class AsvOutcome:
     ratios : tuple of AsvRow
         Every benchmark's row from ``asv compare`` of the same two commits (filled by
         `compare_asv_results`; empty from `run_asv_continuous` alone).
+    decided_by_instructions : tuple of str
+        The gate only: the cells whose verdict instructions retired decided.
+    other_cpus : float or None
+        The gate only: the CPUs other processes used while it first measured the cells.
     """
 
     exit_code: int
@@ -203,6 +207,8 @@ class AsvOutcome:
     built: tuple[str, ...] = ()
     created_env: bool = False
     ratios: tuple[AsvRow, ...] = ()
+    decided_by_instructions: tuple[str, ...] = ()
+    other_cpus: float | None = None
 
 
 @dataclass(frozen=True)
@@ -1122,9 +1128,10 @@ def run_bootmark_gate(repo: DemoRepo, base: str, head: str, tolerance: float = 1
     wall = time.perf_counter() - start
     subprocess.run(["git", "checkout", "-q", "main"], cwd=repo.path, check=True)
     try:
-        cells = json.loads(completed.stdout)["cells"]
+        body = json.loads(completed.stdout)
+        cells, runner = body["cells"], body.get("runner") or {}
     except (json.JSONDecodeError, KeyError):
-        cells = []
+        cells, runner = [], {}
     for cell in cells:  # the why of each verdict that is not "same", for the log
         if cell["status"] != "same" and cell["ratio"]:
             again, third = cell["confirmation"], cell.get("decider")
@@ -1133,10 +1140,19 @@ def run_bootmark_gate(repo: DemoRepo, base: str, head: str, tolerance: float = 1
                 f"({cell['ratio']['low']:.3f}-{cell['ratio']['high']:.3f})"
                 + (f"; again {again['median']:.3f} ({again['low']:.3f}-{again['high']:.3f})" if again else "")
                 + (f"; third {third['median']:.3f} ({third['low']:.3f}-{third['high']:.3f})" if third else "")
+                + (f"; instructions {cell['instructions']['ratio']:.3f}" if cell.get("instructions") else "")
             )
     flagged = tuple(cell["label"] for cell in cells if cell["status"] == "regression")
     improved = tuple(cell["label"] for cell in cells if cell["status"] == "improvement")
-    return AsvOutcome(completed.returncode, flagged, wall, completed.stderr[-2000:], improved=improved)
+    return AsvOutcome(
+        completed.returncode,
+        flagged,
+        wall,
+        completed.stderr[-2000:],
+        improved=improved,
+        decided_by_instructions=tuple(cell["label"] for cell in cells if cell.get("decided_by") == "instructions"),
+        other_cpus=runner.get("other_cpus"),
+    )
 
 
 def run_gate_study(repo: DemoRepo, runs_a: int, runs_b: int, tolerance: float = 1.1) -> tuple[AsvRun, ...]:

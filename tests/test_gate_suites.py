@@ -378,7 +378,9 @@ def test_a_pyperf_suite_gates_each_declared_benchmark(tmp_path, site_wheel):
     assert completed.returncode == 1, completed.stdout + completed.stderr
     assert body["project"]["framework"] == "pyperf" and body["problems"] == []
     statuses = {cell["label"]: cell["status"] for cell in body["cells"]}
-    assert {statuses.pop(label) for label in ("benchmarks/bm_demo.py::other", "benchmarks/bm_demo.py::other_twice")} <= NO_ALARM
+    assert {
+        statuses.pop(label) for label in ("benchmarks/bm_demo.py::other", "benchmarks/bm_demo.py::other_twice")
+    } <= NO_ALARM
     assert statuses == {
         "benchmarks/bm_demo.py::work": "regression",
         "benchmarks/bm_demo.py::work_async": "regression",

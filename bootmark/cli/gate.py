@@ -36,7 +36,10 @@ def _gate(args):
     baseline, why = gate.default_baseline(project) if args.baseline == "auto" else (args.baseline, "--baseline")
     print(f"bootmark gate: baseline {baseline} ({why})", file=sys.stderr)
     settings = verdicts.GateSettings(
-        min_rounds=args.min_rounds, max_rounds=max(args.max_rounds, args.min_rounds), budget_s=args.budget
+        min_rounds=args.min_rounds,
+        max_rounds=max(args.max_rounds, args.min_rounds),
+        budget_s=args.budget,
+        instructions=args.instructions,
     )
     folder = None if args.no_receipt else workspace.writable_directory("gate", args.output_dir)
     own_files = keep_out_of_git(folder, project) if folder is not None else None
@@ -159,6 +162,14 @@ def add_gate(commands):
     )
     gated.add_argument("--min-rounds", type=int, default=10, help="interleaved rounds per time cell (default 10)")
     gated.add_argument("--max-rounds", type=int, default=40, help="rounds an undecided cell may reach (default 40)")
+    gated.add_argument(
+        "--instructions",
+        choices=("auto", "always", "never"),  # bootmark.gate.verdicts.INSTRUCTION_MODES, not imported to parse
+        default="auto",
+        help="when instructions retired (counted under valgrind) settle a time cell: auto (the cells wall time "
+        "left undecided, and on a busy runner the cells it flagged), always (every flagged or undecided cell), "
+        "never (default auto)",
+    )
     gated.add_argument(
         "--format",
         choices=("text", "markdown", "json"),

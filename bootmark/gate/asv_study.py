@@ -123,10 +123,34 @@ def render_busy(quiet: dict, busy: dict) -> str:
         ),
         "",
         "Quiet: " + _from_line(quiet, ""),
-        "Busy: " + _from_line(busy, f"the neighbour: {neighbour['description']}."),
+        "Busy: " + _from_line(busy, f"the neighbour: {neighbour['description']}." + _instructions_said(busy["body"])),
         BUSY_END,
     ]
     return "\n".join(lines)
+
+
+def _instructions_said(body: dict) -> str:
+    """What the busy runs' receipts say of instructions retired: how busy the gate found the
+    runner, and how many cells they decided (empty for receipts from before they existed)."""
+    outcomes = [run["outcome"] for run in body["bootmark_gate"]["runs"]]
+    if not any("decided_by_instructions" in outcome for outcome in outcomes):
+        return ""
+    loads = sorted(outcome["other_cpus"] for outcome in outcomes if outcome.get("other_cpus") is not None)
+    decided = {
+        kind: sum(
+            len(run["outcome"]["decided_by_instructions"])
+            for run in body["bootmark_gate"]["runs"]
+            if run["comparison"] == kind
+        )
+        for kind in ("null", "slowed")
+    }
+    load = (
+        f" The gate found other processes using {loads[len(loads) // 2]:.2f} CPUs (median of its runs)" if loads else ""
+    )
+    return (
+        f"{load}; instructions retired (valgrind) decided {decided['null']} cell verdict(s) in the null runs and "
+        f"{decided['slowed']} in the slowed runs, wall time the rest."
+    )
 
 
 def _slowed_order(body):

@@ -97,6 +97,9 @@ def ratio_text(cell: CellVerdict) -> str:
     for word, again in (("again", cell.confirmation), ("third", cell.decider)):
         if again is not None:
             words += f"; {word} {again.median:.3f} ({again.low:.3f}–{again.high:.3f})"
+    if cell.instructions:
+        settled = "decided by" if cell.decided_by == "instructions" else "counted:"
+        words += f"; {settled} instructions {cell.instructions['ratio']:.3f}"
     return words
 
 
@@ -148,6 +151,14 @@ def render_markdown(verdict: GateVerdict, details: bool = True) -> str:
         lines.append(
             f"Drift control (the same fixed workload on both sides): {control.median:.3f} "
             f"({control.low:.3f}–{control.high:.3f}){moved}."
+        )
+    runner = verdict.runner or {}
+    if runner.get("busy"):
+        settled = [cell for cell in verdict.cells if cell.decided_by == "instructions"]
+        lines.append(
+            f"The runner was busy: other processes used {runner['other_cpus']:.2f} CPUs while the cells were "
+            f"measured; {len(settled)} cell(s) decided by instructions retired"
+            + (" (valgrind)." if runner.get("counter") else ", none: valgrind is not installed.")
         )
     if verdict.budget_spent:
         undecided = [cell.label for cell in verdict.with_status("undecided")]
@@ -231,6 +242,8 @@ def receipt_body(verdict: GateVerdict, config: GateConfig) -> dict:
         "wall_seconds": verdict.wall_seconds,
         "budget_spent": verdict.budget_spent,
     }
+    if verdict.runner is not None:
+        body["runner"] = dict(verdict.runner)
     if config.pytest_args:  # how pytest was run, when the project gave it options
         body["pytest_args"] = list(config.pytest_args)
     return body

@@ -18,11 +18,16 @@ How a verdict is reached, per cell (a benchmark's parameter combination):
    second measurement is slower beyond the tolerance too. When the second measurement is
    inconclusive (its interval straddles the tolerance even after ``max_rounds``) or
    contradicts the first (faster beyond the tolerance), a third pair of fresh workers
-   decides; a second measurement within the tolerance clears the cell at once. A cell still undecided after ``max_rounds`` whose median ratio lies beyond
-   the tolerance is measured again too, and fails only if that fresh pair finds it slower
-   on its own. Fresh workers matter because a pair of processes can carry a bias of its
-   own (tens of percent, seen on shared virtual machines for sub-millisecond loops) that
-   more rounds of the same pair do not average away.
+   decides; a second measurement within the tolerance clears the cell at once. A cell
+   still undecided after ``max_rounds`` whose median ratio lies beyond the tolerance is
+   measured again too, and fails only if that fresh pair finds it slower on its own. Fresh
+   workers matter because a pair of processes can carry a bias of its own (tens of
+   percent, seen on shared virtual machines for sub-millisecond loops) that more rounds of
+   the same pair do not average away.
+5. Instructions retired (``bootmark.gate.instructions``, counted under valgrind) settle
+   the time cells wall time cannot be trusted with: those it left undecided, and on a busy
+   runner (``bootmark.core.runner_load``) those it flagged. The receipt says which measure
+   decided each cell (``decided_by``) and how busy the runner was (``runner``).
 
 ``peakmem_*`` cells compare the peak resident memory of fresh processes (``peakmem_pairs``
 interleaved pairs); ``track_*`` cells compare the values returned (higher is worse, as in
@@ -54,9 +59,20 @@ from tqdm import tqdm
 
 from bootmark.core import cpus, receipts, timing, workspace
 from bootmark.core.processes import last_line
+from bootmark.core.runner_load import BUSY_CPUS, OtherLoad
+from bootmark.gate import instructions
 from bootmark.gate.config import GateConfig, SuiteError
 from bootmark.gate.sides import BASELINE, CURRENT, Side, SideError, prepare_sides
-from bootmark.gate.suite import VALUE_KINDS, Cell, Suite, SuiteWorker, WorkerFailure, list_suite, select_cells
+from bootmark.gate.suite import (
+    START_TIMEOUT_S,
+    VALUE_KINDS,
+    Cell,
+    Suite,
+    SuiteWorker,
+    WorkerFailure,
+    list_suite,
+    select_cells,
+)
 from bootmark.gate.verdicts import CellVerdict, GateError, GateSettings, GateVerdict, Interval, ProjectRecord
 
 __all__ = [
@@ -102,8 +118,9 @@ class _Pair:
         self.workers: dict[str, SuiteWorker] = {}
         self.hash_seed = 0
 
-    def worker(self, label: str, select: Sequence[str] | None = None) -> SuiteWorker:
-        """A new worker for side ``label`` (loading ``select``, default the pair's)."""
+    def worker(self, label: str, select: Sequence[str] | None = None, wrapper: Sequence[str] = ()) -> SuiteWorker:
+        """A new worker for side ``label`` (loading ``select``, default the pair's; run
+        under ``wrapper``, given ``wrapper``'s slowness to start)."""
         side = self.sides[label]
         return SuiteWorker(
             side.python,
@@ -117,6 +134,8 @@ class _Pair:
             pycache=os.path.join(self.pycache, label),
             hash_seed=self.hash_seed,
             pytest_args=self.config.pytest_args,
+            wrapper=wrapper,
+            start_timeout=START_TIMEOUT_S * (instructions.SLOWDOWN if wrapper else 1),
         )
 
     def start(self) -> dict[str, Suite]:
@@ -293,6 +312,7 @@ def _range_interval(baseline: Sequence[float], current: Sequence[float]) -> Inte
 
 
 BUDGET_NOTE = "the time budget ran out before it was decided"
+BUDGET_COUNT = "the time budget ran out before its instructions were counted"
 
 
 def _leaning(verdict: CellVerdict, settings: GateSettings) -> str | None:
@@ -372,6 +392,49 @@ def _confirm(cells, verdicts, pair, config, settings, control, deadline, progres
                 status, note = ("regression" if second.status == "slower" else "unconfirmed"), ""
             verdicts[cell.label] = replace(first, status=status, note=note, **measured)
         slower = undecided
+
+
+def _settle_by_instructions(cells, verdicts, pair, settings, other_cpus, deadline, say) -> dict:
+    """Let instructions retired settle, in place, the cells wall time cannot be trusted
+    with (:func:`bootmark.gate.instructions.wanted`); return the receipt's ``runner``.
+    The budget caps the counting too: a cell the budget left undecided is not counted, and
+    none is once the budget is spent."""
+    busy = other_cpus is not None and other_cpus >= BUSY_CPUS
+    asked = [
+        cell
+        for cell in cells
+        if instructions.wanted(verdicts[cell.label], settings.instructions, busy)
+        and BUDGET_NOTE not in verdicts[cell.label].note
+    ]
+    tool = instructions.counter() if asked else None
+    runner = {"other_cpus": other_cpus, "busy": busy, "instructions": settings.instructions, "counter": tool}
+    if not asked:
+        return runner
+    load = f"other processes used {other_cpus:.2f} CPUs while the cells were measured" if busy else "a quiet runner"
+    if tool is None:
+        say(f"{len(asked)} cell(s) wall time cannot settle ({load}); install valgrind to let instructions decide")
+        return runner
+    say(f"{len(asked)} cell(s) wall time cannot settle ({load}): counting their instructions under valgrind")
+    pair.close()  # no timing runs beside the counting, and none is disturbed by it
+    for cell in asked:
+        verdict = verdicts[cell.label]
+        if deadline is not None and time.monotonic() > deadline:
+            verdicts[cell.label] = replace(verdict, note=(verdict.note + "; " if verdict.note else "") + BUDGET_COUNT)
+            continue
+        starters = {
+            label: (lambda wrapper, label=label, module=cell.benchmark.module: pair.worker(label, [module], wrapper))
+            for label in SIDES
+        }
+        why = load if verdict.status != "undecided" else f"wall time left it undecided; {load}"
+        try:
+            count = instructions.count_cell(starters, cell, verdict.number, tool)
+        except WorkerFailure as failure:
+            verdicts[cell.label] = replace(
+                verdict, note=(verdict.note + "; " if verdict.note else "") + f"instructions not counted: {failure}"
+            )
+            continue
+        verdicts[cell.label] = instructions.decide(verdict, count, why)
+    return runner
 
 
 def _block_interval(samples: _Samples) -> Interval:
@@ -785,9 +848,12 @@ def run_gate(
             else settings.track_pairs
             for cell in cells
         )
+        load = OtherLoad()
         with tqdm(total=steps, desc="gate", unit="round", file=sys.stderr, disable=not show_progress) as progress:
             verdicts, budget_spent = _measure(cells, pair, config, settings, control, deadline, progress)
+            other_cpus = load.other_cpus()
             _confirm(cells, verdicts, pair, config, settings, control, deadline, progress, say)
+        runner = _settle_by_instructions(cells, verdicts, pair, settings, other_cpus, deadline, say)
         budget_spent = budget_spent or any(BUDGET_NOTE in verdicts[cell.label].note for cell in cells)
         control_interval = None
         if len(control[CURRENT]) >= 3:
@@ -804,6 +870,7 @@ def run_gate(
             wall_seconds=time.monotonic() - started,
             budget_spent=budget_spent,
             project=ProjectRecord.of(config, current_side, suites[CURRENT]),
+            runner=runner,
         )
         if verdict.control_moved:
             cells_now = tuple(

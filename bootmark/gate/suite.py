@@ -213,6 +213,11 @@ class SuiteWorker:
         pair share one, so string hashing lays out dicts and sets alike on both sides.
     pytest_args : sequence of str, optional
         Options for pytest, after bootmark's own (a pytest suite only).
+    wrapper : sequence of str, optional
+        A command the worker runs under (valgrind's, to count its instructions:
+        :mod:`bootmark.gate.instructions`).
+    start_timeout : float, optional
+        Seconds the worker may take to load the suite.
     """
 
     def __init__(
@@ -228,6 +233,8 @@ class SuiteWorker:
         pycache=None,
         hash_seed=None,
         pytest_args=(),
+        wrapper=(),
+        start_timeout=START_TIMEOUT_S,
     ):
         config = {
             "pytest_args": list(pytest_args),
@@ -237,6 +244,7 @@ class SuiteWorker:
             "framework": framework,
             "select": list(select) if select is not None else None,
             "root": root or os.path.dirname(benchmark_dir),
+            "versions": not wrapper,  # a worker under valgrind only counts instructions
         }
         self.label = label
         self.log = tempfile.TemporaryFile("w+")
@@ -246,14 +254,14 @@ class SuiteWorker:
         if hash_seed is not None and "PYTHONHASHSEED" not in os.environ:
             environment["PYTHONHASHSEED"] = str(hash_seed)
         self.child = LineProcess(
-            [python, WORKER_SCRIPT, json.dumps(config)],
+            [*wrapper, python, WORKER_SCRIPT, json.dumps(config)],
             f"the {label} worker",
             self.log,
             WorkerFailure,
             environment,
             cwd=self.scratch.name,  # the benchmarks' stray files land in a folder that is deleted
         )
-        self.suite = Suite.from_json(json.loads(self.child.read(START_TIMEOUT_S)))
+        self.suite = Suite.from_json(json.loads(self.child.read(start_timeout)))
 
     @property
     def pid(self) -> int:

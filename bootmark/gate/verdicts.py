@@ -19,7 +19,9 @@ else:  # pragma: no cover - Python 3.10
 from bootmark.core.errors import INCOMPARABLE, PASS, REGRESSION
 from bootmark.gate.sides import Side
 
-__all__ = ["CellVerdict", "GateError", "GateSettings", "GateVerdict", "Interval", "ProjectRecord"]
+INSTRUCTION_MODES = ("auto", "always", "never")
+
+__all__ = ["INSTRUCTION_MODES", "CellVerdict", "GateError", "GateSettings", "GateVerdict", "Interval", "ProjectRecord"]
 
 
 class GateError(RuntimeError):
@@ -50,6 +52,10 @@ class GateSettings:
         The drift control's allowed factor either way.
     peakmem_pairs, track_pairs : int
         Interleaved pairs of samples for peakmem and track cells.
+    instructions : str
+        When instructions retired settle a time cell (:mod:`bootmark.gate.instructions`):
+        ``auto`` (cells wall time left undecided, and on a busy runner the cells it
+        flagged), ``always`` (every flagged or undecided cell) or ``never``.
 
     Examples
     --------
@@ -71,6 +77,7 @@ class GateSettings:
     control_tolerance: float = 1.10
     peakmem_pairs: int = 3
     track_pairs: int = 3
+    instructions: str = "auto"
 
     def __post_init__(self):
         if self.min_rounds < 5 or self.max_rounds < self.min_rounds or self.batch < 1:
@@ -78,6 +85,8 @@ class GateSettings:
                 f"rounds must satisfy 5 <= min_rounds <= max_rounds and batch >= 1, got min_rounds="
                 f"{self.min_rounds}, max_rounds={self.max_rounds}, batch={self.batch}"
             )
+        if self.instructions not in INSTRUCTION_MODES:
+            raise GateError(f"--instructions must be one of {', '.join(INSTRUCTION_MODES)}, got {self.instructions!r}")
         if self.budget_s is not None and not self.budget_s > 0:
             raise GateError(f"--budget must be a positive number of seconds, got {self.budget_s}")
 
@@ -142,6 +151,13 @@ class CellVerdict:
         Why, for broken, new, skipped and budget-cut cells (a failure's whole traceback).
     pretty_name : str or None
         The benchmark's asv ``pretty_name``, when it has one (shown beside the label).
+    decided_by : str or None
+        ``instructions`` when instructions retired settled the cell
+        (:mod:`bootmark.gate.instructions`), ``wall time`` for another time cell, None for
+        the other kinds.
+    instructions : Mapping or None
+        Both sides' instructions per call, their ratio, the calls counted and the tool,
+        when they were counted.
     """
 
     label: str
@@ -157,6 +173,12 @@ class CellVerdict:
     number: int | None = None
     note: str = ""
     pretty_name: str | None = None
+    decided_by: str | None = None
+    instructions: Mapping | None = None
+
+    def __post_init__(self):
+        if self.decided_by is None and self.kind == "time":
+            object.__setattr__(self, "decided_by", "wall time")
 
     def median_round(self) -> tuple[float, float] | None:
         """The baseline and current samples of the round whose ratio is the median (the
@@ -201,6 +223,8 @@ class CellVerdict:
             data["number"],
             data["note"],
             data.get("pretty_name"),
+            data.get("decided_by"),
+            data.get("instructions"),
         )
 
     def to_json(self) -> dict:
@@ -218,7 +242,15 @@ class CellVerdict:
             "decider": self.decider.to_json() if self.decider else None,
             "number": self.number,
             "note": self.note,
-        } | ({"pretty_name": self.pretty_name} if self.pretty_name is not None else {})
+        } | {
+            key: value
+            for key, value in (
+                ("pretty_name", self.pretty_name),
+                ("decided_by", self.decided_by),
+                ("instructions", dict(self.instructions) if self.instructions else None),
+            )
+            if value is not None
+        }
 
 
 @dataclass(frozen=True)
@@ -314,6 +346,10 @@ class GateVerdict:
         Whether the budget stopped rounds from being added.
     project : ProjectRecord or None
         The gated project.
+    runner : Mapping or None
+        How busy the runner was: ``other_cpus`` (other processes' CPUs while the cells
+        were first measured; None where unknown), ``busy``, ``instructions`` (the mode)
+        and ``counter`` (valgrind's version, or None).
     """
 
     baseline: Side
@@ -326,6 +362,7 @@ class GateVerdict:
     wall_seconds: float
     budget_spent: bool = False
     project: ProjectRecord | None = None
+    runner: Mapping | None = None
 
     def with_status(self, status: str) -> list[CellVerdict]:
         """The cells whose status is ``status``."""

@@ -154,8 +154,15 @@ class Channel:
 
     def __init__(self, requests, replies):
         self.requests, self.replies = requests, replies
-        self.control = _control_workload()
+        self.workload = None  # the drift control, made at its first request (numpy's import is slow)
         self.pending = None
+
+    @property
+    def control(self):
+        """The drift control's workload (:func:`_control_workload`)."""
+        if self.workload is None:
+            self.workload = _control_workload()
+        return self.workload
 
     def reply(self, message: dict) -> None:
         """Send one reply line."""
@@ -178,7 +185,8 @@ class Channel:
         """The reply to a cell request on ``prepared`` (which has ``call`` and ``timed``)."""
         operation = request["op"]
         if operation == "control":
-            return {"seconds": time_calls(self.control, 1)}
+            workload = self.control  # made before the clock starts
+            return {"seconds": time_calls(workload, 1)}
         if prepared is None:
             raise RuntimeError(f"request {operation!r} before any cell was prepared")
         if operation == "time":
@@ -259,8 +267,9 @@ class Host:
     parent, the first reply to complete (``hello``, with ``benchmarks``) and its
     ``problems``, and the tools every adapter shares."""
 
-    def __init__(self, channel: Channel, problems: dict, hello: dict):
+    def __init__(self, channel: Channel, problems: dict, hello: dict, versions_wanted: bool = True):
         self.channel, self.problems, self.hello = channel, problems, hello
+        self.versions_wanted = versions_wanted
 
     time_calls = staticmethod(time_calls)
     failure_text = staticmethod(failure_text)
@@ -290,10 +299,11 @@ class Host:
             "unit": None,
         }
 
-    @staticmethod
-    def versions() -> dict:
-        """The versions of the distributions loaded now, for the receipt."""
-        return _distribution_versions()
+    def versions(self) -> dict:
+        """The versions of the distributions loaded now, for the receipt; none for a worker
+        that only counts instructions (reading every distribution's metadata would be most
+        of its start under valgrind)."""
+        return _distribution_versions() if self.versions_wanted else {}
 
     def serve_prepared(self, prepare) -> None:
         """Reply ``hello`` and serve the parent's requests on the cells ``prepare`` sets
@@ -337,8 +347,9 @@ def main(argv: list[str]) -> None:
         ``[config]``: JSON with ``paths`` (import roots put first), ``benchmark_dir``,
         ``framework`` (a key of :data:`ADAPTERS`), ``select`` (the asv modules,
         pytest node ids or pyperf script paths to load; null loads every one), ``root``
-        (the project's checkout, pytest's rootdir) and ``package`` (imported first, from
-        the side's own code, and its origin reported).
+        (the project's checkout, pytest's rootdir), ``package`` (imported first, from
+        the side's own code, and its origin reported) and ``versions`` (false: leave the
+        distributions' versions out of the first reply).
     """
     config = json.loads(argv[0])
     # Run by path, this file's folder would be first on the import path, and bootmark's own
@@ -368,7 +379,8 @@ def main(argv: list[str]) -> None:
         "executable": sys.executable,
         "distributions": {},
     }
-    _load_sibling(ADAPTERS[config.get("framework", "asv")]).serve(Host(channel, problems, hello), config)
+    host = Host(channel, problems, hello, versions_wanted=config.get("versions", True))
+    _load_sibling(ADAPTERS[config.get("framework", "asv")]).serve(host, config)
 
 
 if __name__ == "__main__":
