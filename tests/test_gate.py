@@ -395,6 +395,10 @@ def test_a_moved_drift_control_turns_a_regression_into_cannot_judge():
         ("improvement", "improvement", None, "improvement", 2),  # improvements are seen twice too
         ("improvement", "same", None, "unconfirmed-improvement", 2),
         ("improvement", "undecided", None, "unconfirmed-improvement", 2),
+        # the other contradiction: faster, then slower; a third slower pair makes it a regression
+        ("improvement", "slower", "slower", "regression", 3),
+        ("improvement", "slower", "improvement", "improvement", 3),
+        ("improvement", "slower", "same", "unconfirmed-improvement", 3),
     ],
 )
 def test_a_slower_or_faster_cell_is_confirmed_by_fresh_workers(monkeypatch, first, second, third, status, measurements):

@@ -17,8 +17,9 @@ Both sides are counted so, with the same seed.
 When the gate uses it (``--instructions``): with ``auto`` (the default), a time cell that
 wall time left undecided, and on a busy runner (other processes took
 :data:`bootmark.core.runner_load.BUSY_CPUS` or more while the cells were first measured)
-also a cell wall time called a regression or an improvement; with ``always``, every such
-cell, quiet or busy; with ``never``, none. Where it is used, the instruction ratio decides
+also every cell wall time flagged at least once, slower or faster, whether its
+confirmation kept the flag or cleared it; with ``always``, every such cell, quiet or busy;
+with ``never``, none. Where it is used, the instruction ratio decides
 the cell against the same tolerance, and the receipt says so (``decided_by``).
 
 What it cannot see: a change that costs time without retiring more instructions (more
@@ -46,7 +47,9 @@ from bootmark.gate.verdicts import CellVerdict
 __all__ = ["SLOWDOWN", "Count", "counter", "count_cell", "decide", "wanted"]
 
 SLOWDOWN = 80  # how many times slower a worker runs under cachegrind, for its time limits
-CONTESTED = ("regression", "improvement")  # wall time's verdicts a busy runner puts in doubt
+# Wall time's verdicts a busy runner puts in doubt: every cell it flagged at least once,
+# whether the confirmation kept the flag or cleared it (a cleared 1.10x slow-down was a miss).
+CONTESTED = ("regression", "improvement", "unconfirmed", "unconfirmed-improvement")
 # A thread pool that spins while it waits (OpenBLAS's, numpy's, Numba's) retires a different
 # number of instructions every run: tens of millions, more than a sample's calls. One thread.
 QUIET_THREADS = ("OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1", "MKL_NUM_THREADS=1", "NUMBA_NUM_THREADS=1")

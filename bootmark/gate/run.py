@@ -86,9 +86,9 @@ __all__ = [
 ]
 
 SIDES = (BASELINE, CURRENT)
-# A slower cell whose second measurement finds it faster beyond the tolerance: two fresh
-# pairs that disagree on the sign say the machine moved, not the code, so a third decides.
-CONTRADICTED = ("slower", "improvement")
+# A flagged cell whose second measurement finds it beyond the tolerance the other way: two
+# fresh pairs that disagree on the sign say the machine moved, not the code; a third decides.
+CONTRADICTED = (("slower", "improvement"), ("improvement", "slower"))
 MIN_ROUNDS = 5  # fewer paired rounds give no interval worth a verdict
 
 
@@ -338,9 +338,10 @@ def _confirm(cells, verdicts, pair, config, settings, control, deadline, progres
 
     A slower cell becomes a ``regression`` when the second measurement is slower too, or
     when it is undecided or faster (a contradiction) and a third one is slower;
-    ``unconfirmed`` otherwise. An
-    improvement stays one only when the second measurement is faster too; otherwise it is
-    an ``unconfirmed-improvement``, kept out of the summary's sections. A leaning cell gets
+    ``unconfirmed`` otherwise. An improvement stays one only when the second measurement
+    is faster too; one the second finds slower (a contradiction) is a ``regression`` when a
+    third is slower too; otherwise it is an ``unconfirmed-improvement``, kept out of the
+    summary's sections. A leaning cell gets
     no third measurement: it becomes a ``regression`` (an ``improvement``) only when the
     second measurement is decisive on its own, and stays ``undecided`` otherwise, with
     both medians in its note. Cells the budget leaves unconfirmed become ``undecided``,
@@ -383,9 +384,15 @@ def _confirm(cells, verdicts, pair, config, settings, control, deadline, progres
                     f"a fresh pair found it {second.status}"
                     + (f" ({second.ratio.median:.3f})" if second.ratio is not None else "")
                 )
+            elif attempt == 2 and (first.status, second.status) in CONTRADICTED:
+                undecided.append(cell)
+                status, note = first.status, ""
             elif first.status == "improvement":
-                status, note = ("improvement" if second.status == "improvement" else "unconfirmed-improvement"), ""
-            elif attempt == 2 and (second.status == "undecided" or (first.status, second.status) == CONTRADICTED):
+                if attempt == 3 and second.status == "slower":  # the third sided with the second: slower
+                    status, note = "regression", ""
+                else:
+                    status, note = ("improvement" if second.status == "improvement" else "unconfirmed-improvement"), ""
+            elif attempt == 2 and second.status == "undecided":
                 undecided.append(cell)
                 status, note = first.status, ""
             else:
