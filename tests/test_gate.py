@@ -141,7 +141,10 @@ def test_a_one_and_a_half_times_slower_benchmark_fails_the_gate_by_name(project)
     cells = {cell["label"]: cell for cell in receipt["body"]["cells"]}
     assert receipt["body"]["exit_code"] == 1
     assert cells["bench_demo.time_work"]["status"] == "regression"
-    assert cells["bench_demo.time_work"]["confirmation"]["low"] > 1.10
+    # the measurement that confirmed it: the second, or the third when the second contradicted
+    # the first (seen here: a second pair on the other CPU reading 0.88, the third 1.49)
+    confirmed_by = cells["bench_demo.time_work"]["decider"] or cells["bench_demo.time_work"]["confirmation"]
+    assert confirmed_by["low"] > 1.10
     assert 1.3 < cells["bench_demo.time_work"]["ratio"]["median"] < 1.7
 
 

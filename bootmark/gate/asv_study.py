@@ -132,18 +132,15 @@ def render_busy(quiet: dict, busy: dict) -> str:
 def _instructions_said(body: dict) -> str:
     """What the busy runs' receipts say of instructions retired: how busy the gate found the
     runner, and how many cells they decided (empty for receipts from before they existed)."""
-    outcomes = [run["outcome"] for run in body["bootmark_gate"]["runs"]]
-    if not any("decided_by_instructions" in outcome for outcome in outcomes):
+    runs = body["bootmark_gate"]["runs"]
+    if not any("decided_by_instructions" in run["outcome"] for run in runs):
         return ""
-    loads = sorted(outcome["other_cpus"] for outcome in outcomes if outcome.get("other_cpus") is not None)
-    decided = {
-        kind: sum(
-            len(run["outcome"]["decided_by_instructions"])
-            for run in body["bootmark_gate"]["runs"]
-            if run["comparison"] == kind
-        )
-        for kind in ("null", "slowed")
-    }
+    loads, decided = [], {"null": 0, "slowed": 0}
+    for run in runs:
+        if run["outcome"].get("other_cpus") is not None:
+            loads.append(run["outcome"]["other_cpus"])
+        decided[run["comparison"]] += len(run["outcome"].get("decided_by_instructions", ()))
+    loads.sort()
     load = (
         f" The gate found other processes using {loads[len(loads) // 2]:.2f} CPUs (median of its runs)" if loads else ""
     )

@@ -246,4 +246,4 @@ def decide(verdict: CellVerdict, count: Count, why: str) -> CellVerdict:
     status = "regression" if ratio > verdict.tolerance else "improvement" if ratio < 1 / verdict.tolerance else "same"
     wall = f" (median {verdict.ratio.median:.3f})" if verdict.ratio is not None else ""
     note = f"decided by instructions retired, {ratio:.3f}x; wall time said {verdict.status}{wall}; {why}"
-    return replace(verdict, status=status, instructions=count.to_json(), decided_by="instructions", note=note)
+    return replace(verdict, status=status, instructions=count.to_json(), note=note)

@@ -98,8 +98,7 @@ def ratio_text(cell: CellVerdict) -> str:
         if again is not None:
             words += f"; {word} {again.median:.3f} ({again.low:.3f}–{again.high:.3f})"
     if cell.instructions:
-        settled = "decided by" if cell.decided_by == "instructions" else "counted:"
-        words += f"; {settled} instructions {cell.instructions['ratio']:.3f}"
+        words += f"; decided by instructions {cell.instructions['ratio']:.3f}"
     return words
 
 

@@ -151,13 +151,9 @@ class CellVerdict:
         Why, for broken, new, skipped and budget-cut cells (a failure's whole traceback).
     pretty_name : str or None
         The benchmark's asv ``pretty_name``, when it has one (shown beside the label).
-    decided_by : str or None
-        ``instructions`` when instructions retired settled the cell
-        (:mod:`bootmark.gate.instructions`), ``wall time`` for another time cell, None for
-        the other kinds.
     instructions : Mapping or None
         Both sides' instructions per call, their ratio, the calls counted and the tool,
-        when they were counted.
+        when they settled the cell (:mod:`bootmark.gate.instructions`).
     """
 
     label: str
@@ -173,12 +169,22 @@ class CellVerdict:
     number: int | None = None
     note: str = ""
     pretty_name: str | None = None
-    decided_by: str | None = None
     instructions: Mapping | None = None
 
-    def __post_init__(self):
-        if self.decided_by is None and self.kind == "time":
-            object.__setattr__(self, "decided_by", "wall time")
+    @property
+    def decided_by(self) -> str | None:
+        """``instructions`` when instructions retired settled the cell, ``wall time`` for
+        another time cell, None for the other kinds.
+
+        Examples
+        --------
+        >>> from bootmark.gate.verdicts import CellVerdict
+        >>> CellVerdict("b", "time", "same", 1.1, "s").decided_by
+        'wall time'
+        """
+        if self.instructions:
+            return "instructions"
+        return "wall time" if self.kind == "time" else None
 
     def median_round(self) -> tuple[float, float] | None:
         """The baseline and current samples of the round whose ratio is the median (the
@@ -223,7 +229,6 @@ class CellVerdict:
             data["number"],
             data["note"],
             data.get("pretty_name"),
-            data.get("decided_by"),
             data.get("instructions"),
         )
 
